@@ -1,0 +1,26 @@
+# warmup-sidecar — every target installs what it needs (see scripts/).
+SHELL := /bin/bash
+GO ?= go
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS := -s -w -X main.version=$(VERSION)
+BIN := bin/warmup-sidecar
+
+.PHONY: all build test unit vet e2e demo bench fuzz clean
+
+all: build
+
+# The same static binary the Dockerfile builds.
+build:
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/warmup-sidecar
+
+# What CI runs: vet, unit tests with the race detector, then the later layers.
+test: vet unit
+
+vet:
+	$(GO) vet ./...
+
+unit:
+	$(GO) test -race -count=1 ./...
+
+clean:
+	rm -rf bin

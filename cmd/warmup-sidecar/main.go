@@ -1,0 +1,63 @@
+// Command warmup-sidecar keeps a Pinot broker's pod out of service until the
+// broker's serve path is warm. See README.md.
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+// Exit codes.
+const (
+	exitOK        = 0
+	exitNotWarm   = 1 // once: the broker did not reach the floor
+	exitBadConfig = 2
+)
+
+// version is stamped at build time: -ldflags "-X main.version=...".
+var version = "dev"
+
+func main() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
+
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	cmd := "serve"
+	if len(args) > 0 && args[0] != "" && args[0][0] != '-' {
+		cmd, args = args[0], args[1:]
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	switch cmd {
+	case "serve":
+		return serve(ctx, stderr)
+	case "once":
+		return once(ctx, args, stderr)
+	case "plan":
+		return plan(ctx, args, stdout, stderr)
+	case "inject":
+		return inject(args, stdin, stdout, stderr)
+	case "version":
+		fmt.Fprintln(stdout, "warmup-sidecar", version)
+		return exitOK
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return exitOK
+	}
+	fmt.Fprintf(stderr, "unknown subcommand %q: expected serve, once, plan, inject or version\n", cmd)
+	return exitBadConfig
+}
+
+const usage = `warmup-sidecar: hold a Pinot broker's pod out of service until its serve path is warm.
+
+Usage:
+  warmup-sidecar [serve]            run beside the broker; serves /readyz /livez /status /metrics
+  warmup-sidecar once [-wait D]     one warmup; exit 0 warm, 1 not warm, 2 bad configuration
+  warmup-sidecar plan [-json]       print the tables, legs, coverage and queries; probes nothing
+  warmup-sidecar inject [--values FILE]  Helm post-renderer: add the sidecar to broker StatefulSets
+  warmup-sidecar version
+
+Configuration comes from WARMUP_* environment variables (see README.md).
+`

@@ -1,0 +1,212 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/warmup-sidecar/warmup-sidecar/internal/fakepinot"
+)
+
+// binary builds the command once per test run.
+var (
+	binOnce sync.Once
+	binPath string
+	binErr  error
+)
+
+func binary(t *testing.T) string {
+	t.Helper()
+	binOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "warmup-sidecar-bin")
+		if err != nil {
+			binErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "warmup-sidecar")
+		out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput()
+		if err != nil {
+			binErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if binErr != nil {
+		t.Fatal(binErr)
+	}
+	return binPath
+}
+
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+func cleanEnv(extra ...string) []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "WARMUP_") {
+			env = append(env, kv)
+		}
+	}
+	return append(env, extra...)
+}
+
+func TestBadConfigExitsTwoNamingTheVariable(t *testing.T) {
+	bin := binary(t)
+	cases := []struct{ env, want string }{
+		{"WARMUP_BUDGET=soon", "WARMUP_BUDGET"},
+		{"WARMUP_BUDGETS=15s", "WARMUP_BUDGETS: unknown variable"},
+		{"WARMUP_MAX_TABLES=0", "WARMUP_MAX_TABLES"},
+		{"WARMUP_BROKER_URL=localhost:8099", "WARMUP_BROKER_URL"},
+	}
+	for _, c := range cases {
+		for _, sub := range []string{"serve", "once", "plan"} {
+			cmd := exec.Command(bin, sub)
+			cmd.Env = cleanEnv("WARMUP_TABLES=t", c.env)
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			err := cmd.Run()
+			ee, ok := err.(*exec.ExitError)
+			if !ok || ee.ExitCode() != 2 {
+				t.Errorf("%s with %s: err %v, want exit 2", sub, c.env, err)
+			}
+			if !strings.Contains(stderr.String(), c.want) || strings.Count(strings.TrimSpace(stderr.String()), "\n") != 0 {
+				t.Errorf("%s with %s: stderr %q, want one line containing %q", sub, c.env, stderr.String(), c.want)
+			}
+		}
+	}
+}
+
+func TestUnknownSubcommandExitsTwo(t *testing.T) {
+	var out, errb bytes.Buffer
+	if code := run([]string{"warm"}, nil, &out, &errb); code != 2 || !strings.Contains(errb.String(), `"warm"`) {
+		t.Fatalf("code %d stderr %q", code, errb.String())
+	}
+}
+
+func TestPlanPrintsTablesAndCoverage(t *testing.T) {
+	b := fakepinot.NewBroker(fakepinot.ThreeServers())
+	c := fakepinot.NewController(fakepinot.ThreeServerTables()...)
+	defer b.Close()
+	defer c.Close()
+	cmd := exec.Command(binary(t), "plan")
+	cmd.Env = cleanEnv("WARMUP_BROKER_URL="+b.URL(), "WARMUP_CONTROLLER_URL="+c.URL(), "WARMUP_MAX_TABLES=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("plan: %v\n%s", err, out)
+	}
+	for _, want := range []string{
+		"table events", "legs:    events_OFFLINE, events_REALTIME",
+		"coverage: 2 of 3 server(s); uncovered: Server_10.0.0.1_8098",
+		`query: SELECT * FROM "events_REALTIME" LIMIT 1`,
+	} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("plan output lacks %q:\n%s", want, out)
+		}
+	}
+	if b.Queries() != 0 {
+		t.Errorf("plan sent %d queries, want none", b.Queries())
+	}
+}
+
+func TestOnceExitCodes(t *testing.T) {
+	b := fakepinot.NewBroker(fakepinot.ThreeServers())
+	defer b.Close()
+	env := cleanEnv("WARMUP_BROKER_URL="+b.URL(), "WARMUP_TABLES=orders", "WARMUP_MIN_ITERATIONS=50", "WARMUP_BUDGET=3s")
+	cmd := exec.Command(binary(t), "once")
+	cmd.Env = env
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("once against a good broker: %v\n%s", err, out)
+	}
+	cmd = exec.Command(binary(t), "once")
+	cmd.Env = append(env, "WARMUP_MIN_ITERATIONS=1000000", "WARMUP_BUDGET=500ms")
+	err := cmd.Run()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
+		t.Fatalf("once with an unreachable floor: %v, want exit 1", err)
+	}
+}
+
+func TestServeWarmsThenStopsCleanlyOnSIGTERM(t *testing.T) {
+	b := fakepinot.NewBroker(fakepinot.ThreeServers())
+	c := fakepinot.NewController(fakepinot.ThreeServerTables()...)
+	defer b.Close()
+	defer c.Close()
+	addr := freeAddr(t)
+	cmd := exec.Command(binary(t))
+	cmd.Env = cleanEnv("WARMUP_BROKER_URL="+b.URL(), "WARMUP_CONTROLLER_URL="+c.URL(),
+		"WARMUP_LISTEN_ADDR="+addr, "WARMUP_MIN_ITERATIONS=100", "WARMUP_CONCURRENCY=4")
+	var logs syncBuf
+	cmd.Stderr = &logs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	defer func() {
+		_ = cmd.Process.Kill()
+	}()
+
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		code, _ := httpGet("http://" + addr + "/readyz")
+		if code == 200 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("/readyz never 200; logs:\n%s", logs.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if code, body := httpGet("http://" + addr + "/metrics"); code != 200 || !strings.Contains(body, "pinot_warmup_broker_warm 1") {
+		t.Fatalf("/metrics: %d, warm gauge not 1", code)
+	}
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-exited:
+		if err != nil {
+			t.Fatalf("exit after SIGTERM: %v, want 0; logs:\n%s", err, logs.String())
+		}
+	case <-time.After(8 * time.Second):
+		t.Fatal("no exit within 8s of SIGTERM")
+	}
+	for _, want := range []string{`"phase":"warming"`, `"phase":"warm"`, `"msg":"warmup finished"`, `"outcome":"warm"`, `"msg":"stopped"`} {
+		if !strings.Contains(logs.String(), want) {
+			t.Errorf("logs lack %s", want)
+		}
+	}
+}
+
+func httpGet(url string) (int, string) {
+	c := http.Client{Timeout: time.Second}
+	resp, err := c.Get(url)
+	if err != nil {
+		return 0, err.Error()
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+type syncBuf struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuf) Write(p []byte) (int, error) { s.mu.Lock(); defer s.mu.Unlock(); return s.b.Write(p) }
+func (s *syncBuf) String() string              { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }

@@ -1,0 +1,72 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober"
+)
+
+// plan prints what a warmup would probe, probing nothing.
+func plan(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("plan", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	asJSON := fs.Bool("json", false, "print the plan as JSON")
+	timeout := fs.Duration("timeout", 30*time.Second, "how long to try to make a plan")
+	if err := fs.Parse(args); err != nil {
+		return exitBadConfig
+	}
+	cfg, log, ok := loadConfig(stderr)
+	if !ok {
+		return exitBadConfig
+	}
+	client, err := newClient(cfg)
+	if err != nil {
+		log.Error("bad configuration", "error", err)
+		return exitBadConfig
+	}
+	ctx, cancel := context.WithTimeout(ctx, *timeout)
+	defer cancel()
+	p, err := prober.Planner{Catalog: client, Settings: settings(cfg)}.Plan(ctx)
+	if err != nil {
+		fmt.Fprintln(stderr, "warmup-sidecar plan:", err)
+		return exitNotWarm
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		_ = enc.Encode(p)
+		return exitOK
+	}
+	printPlan(stdout, p, cfg.MinIterations, cfg.Concurrency)
+	return exitOK
+}
+
+func printPlan(w io.Writer, p prober.Plan, floor, concurrency int) {
+	if p.Custom {
+		fmt.Fprintf(w, "mode: custom queries (%d), each run %d× per round\n", len(p.Queries), concurrency)
+	} else {
+		fmt.Fprintf(w, "mode: default probe over %d table(s), %d probe(s) per round\n", len(p.Tables), concurrency)
+		for _, t := range p.Tables {
+			fmt.Fprintf(w, "table %s\n  legs:    %s\n  servers: %s\n", t.Name, strings.Join(t.Legs, ", "), strings.Join(t.Servers, ", "))
+		}
+		for _, t := range p.Dropped {
+			fmt.Fprintf(w, "dropped %s: this broker cannot route it\n", t)
+		}
+		c := p.Coverage
+		fmt.Fprintf(w, "coverage: %d of %d server(s)", len(c.Universe)-len(c.Uncovered), len(c.Universe))
+		if len(c.Uncovered) > 0 {
+			fmt.Fprintf(w, "; uncovered: %s", strings.Join(c.Uncovered, ", "))
+		}
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintf(w, "floor: %d successful probes\n", floor)
+	for _, q := range p.Queries {
+		fmt.Fprintf(w, "query: %s\n", q)
+	}
+}

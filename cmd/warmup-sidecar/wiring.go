@@ -1,0 +1,111 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"log/slog"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+
+	"github.com/warmup-sidecar/warmup-sidecar/internal/config"
+	"github.com/warmup-sidecar/warmup-sidecar/internal/supervisor"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/gatehttp"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/pinot"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober"
+)
+
+// noScatterProbes is the size of the broker-only step before the floor probes.
+const noScatterProbes = 100
+
+// loadConfig reads the environment; on error it prints one line and the caller
+// exits 2.
+func loadConfig(stderr io.Writer) (config.Config, *slog.Logger, bool) {
+	cfg, warns, err := config.Load()
+	if err != nil {
+		fmt.Fprintln(stderr, "warmup-sidecar: bad configuration:", err)
+		return cfg, nil, false
+	}
+	log := newLogger(cfg, stderr)
+	for _, w := range warns {
+		log.Warn(w)
+	}
+	return cfg, log, true
+}
+
+func newLogger(cfg config.Config, w io.Writer) *slog.Logger {
+	lvl, _ := config.ParseLevel(cfg.LogLevel)
+	opts := &slog.HandlerOptions{Level: lvl}
+	if cfg.LogFormat == "text" {
+		return slog.New(slog.NewTextHandler(w, opts))
+	}
+	return slog.New(slog.NewJSONHandler(w, opts))
+}
+
+// newClient builds the Pinot client; the auth file was checked by config.
+func newClient(cfg config.Config) (*pinot.Client, error) {
+	var auth pinot.AuthSource
+	if cfg.AuthHeaderFile != "" {
+		a, err := pinot.NewFileAuth(cfg.AuthHeaderFile)
+		if err != nil {
+			return nil, err
+		}
+		auth = a
+	}
+	return pinot.New(pinot.Options{
+		BrokerURL:     cfg.BrokerURL,
+		ControllerURL: cfg.ControllerURL,
+		Auth:          auth,
+		UserAgent:     "warmup-sidecar/" + version,
+	}), nil
+}
+
+func settings(cfg config.Config) prober.Settings {
+	return prober.Settings{
+		MinIterations:   cfg.MinIterations,
+		MaxTables:       cfg.MaxTables,
+		Concurrency:     cfg.Concurrency,
+		ProbeTimeout:    cfg.ProbeTimeout,
+		Queries:         cfg.Queries,
+		Tables:          cfg.TableList,
+		NoScatterProbes: noScatterProbes,
+	}
+}
+
+// sidecar is the serving assembly shared by serve and once.
+type sidecar struct {
+	reg     *prometheus.Registry
+	gate    *gatehttp.Gate
+	board   *gatehttp.StatusBoard
+	health  *gatehttp.BrokerHealth
+	metrics *gatehttp.Metrics
+	sup     *supervisor.Supervisor
+}
+
+func newSidecar(cfg config.Config, log *slog.Logger, client *pinot.Client) (*sidecar, error) {
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	m, err := gatehttp.NewMetrics(reg)
+	if err != nil {
+		return nil, fmt.Errorf("registering metrics: %w", err)
+	}
+	if !cfg.Enabled {
+		m.Warm.Set(1)
+	}
+	gate := gatehttp.NewGate(m)
+	board := gatehttp.NewStatusBoard(cfg.Enabled, cfg.MinIterations, cfg.Budget, time.Now)
+	health := &gatehttp.BrokerHealth{Check: client.Health, MaxAge: time.Second, Timeout: 800 * time.Millisecond, Now: time.Now}
+	sup := &supervisor.Supervisor{
+		Opts: supervisor.Options{
+			Enabled: cfg.Enabled, Budget: cfg.Budget, FailClosed: cfg.FailClosed, Rearm: cfg.Rearm,
+			Settings: settings(cfg),
+		},
+		Broker: client, Gate: gate, Board: board, Health: health, Metrics: m, Log: log,
+	}
+	return &sidecar{reg: reg, gate: gate, board: board, health: health, metrics: m, sup: sup}, nil
+}
+
+func (s *sidecar) handlers() *gatehttp.Handlers {
+	return &gatehttp.Handlers{Gate: s.gate, Board: s.board, Health: s.health, Gatherer: s.reg}
+}

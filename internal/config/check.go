@@ -1,0 +1,108 @@
+package config
+
+import (
+	"fmt"
+	"log/slog"
+	"net"
+	"net/url"
+	"os"
+	"strings"
+)
+
+// check validates ranges and cross-field rules, and derives the split lists.
+func (c Config) check() (Config, []string, error) {
+	var warns []string
+	if c.Budget <= 0 {
+		return c, nil, fmt.Errorf("WARMUP_BUDGET=%q: expected a positive duration such as 15s", c.Budget)
+	}
+	if c.MinIterations < 0 {
+		return c, nil, fmt.Errorf("WARMUP_MIN_ITERATIONS=%d: expected 0 or more successful probes", c.MinIterations)
+	}
+	if c.MaxTables < 1 {
+		return c, nil, fmt.Errorf("WARMUP_MAX_TABLES=%d: expected 1 or more", c.MaxTables)
+	}
+	if c.ProbeTimeout <= 0 {
+		return c, nil, fmt.Errorf("WARMUP_PROBE_TIMEOUT=%q: expected a positive duration such as 5s", c.ProbeTimeout)
+	}
+	if c.Concurrency < MinConcurrency || c.Concurrency > MaxConcurrency {
+		clamped := min(max(c.Concurrency, MinConcurrency), MaxConcurrency)
+		warns = append(warns, fmt.Sprintf("WARMUP_CONCURRENCY=%d is outside [%d, %d]: using %d", c.Concurrency, MinConcurrency, MaxConcurrency, clamped))
+		c.Concurrency = clamped
+	}
+	if err := checkURL("WARMUP_BROKER_URL", c.BrokerURL, true); err != nil {
+		return c, nil, err
+	}
+	if err := checkURL("WARMUP_CONTROLLER_URL", c.ControllerURL, false); err != nil {
+		return c, nil, err
+	}
+	if _, _, err := net.SplitHostPort(c.ListenAddr); err != nil {
+		return c, nil, fmt.Errorf("WARMUP_LISTEN_ADDR=%q: expected host:port or :port, such as :9095", c.ListenAddr)
+	}
+	if c.LogFormat != "json" && c.LogFormat != "text" {
+		return c, nil, fmt.Errorf("WARMUP_LOG_FORMAT=%q: expected json or text", c.LogFormat)
+	}
+	if _, err := ParseLevel(c.LogLevel); err != nil {
+		return c, nil, err
+	}
+	if c.AuthHeaderFile != "" {
+		// The value is a secret: name the file, never print what is in it.
+		b, err := os.ReadFile(c.AuthHeaderFile)
+		if err != nil {
+			return c, nil, fmt.Errorf("WARMUP_AUTH_HEADER_FILE=%q: expected a readable file holding the Authorization header value (%v)", c.AuthHeaderFile, unwrapPath(err))
+		}
+		if strings.TrimSpace(string(b)) == "" {
+			return c, nil, fmt.Errorf("WARMUP_AUTH_HEADER_FILE=%q: the file is empty: expected it to hold the Authorization header value, such as \"Basic <base64>\"", c.AuthHeaderFile)
+		}
+	}
+	queries, err := SplitQueries(c.Query)
+	if err != nil {
+		return c, nil, fmt.Errorf("WARMUP_QUERY=%q: %w", c.Query, err)
+	}
+	c.Queries = queries
+	c.TableList = SplitTables(c.Tables)
+	if c.Query != "" && len(c.Queries) == 0 {
+		return c, nil, fmt.Errorf("WARMUP_QUERY=%q: expected one or more SQL queries separated by ';'", c.Query)
+	}
+	if c.Query != "" && c.Tables != "" {
+		warns = append(warns, "WARMUP_TABLES is ignored because WARMUP_QUERY is set")
+		c.TableList = nil
+	}
+	if c.Enabled && len(c.Queries) == 0 && len(c.TableList) == 0 && c.ControllerURL == "" {
+		return c, nil, fmt.Errorf("WARMUP_CONTROLLER_URL is empty: expected the controller URL (such as http://pinot-controller:9000) unless WARMUP_QUERY or WARMUP_TABLES is set")
+	}
+	return c, warns, nil
+}
+
+func checkURL(name, raw string, required bool) error {
+	if raw == "" && !required {
+		return nil
+	}
+	u, err := url.Parse(raw)
+	// Hostname, not Host: "http://:8099" has a Host (":8099") but no host name.
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" {
+		return fmt.Errorf("%s=%q: expected an http:// or https:// URL with a host, such as http://127.0.0.1:8099", name, raw)
+	}
+	return nil
+}
+
+// ParseLevel maps WARMUP_LOG_LEVEL to a slog level.
+func ParseLevel(s string) (slog.Level, error) {
+	switch strings.ToLower(s) {
+	case "debug":
+		return slog.LevelDebug, nil
+	case "info":
+		return slog.LevelInfo, nil
+	case "warn", "warning":
+		return slog.LevelWarn, nil
+	case "error":
+		return slog.LevelError, nil
+	}
+	return 0, fmt.Errorf("WARMUP_LOG_LEVEL=%q: expected debug, info, warn or error", s)
+}
+
+func unwrapPath(err error) error {
+	if pe, ok := err.(*os.PathError); ok {
+		return pe.Err
+	}
+	return err
+}

@@ -1,0 +1,127 @@
+// Package config reads the sidecar's WARMUP_* environment into a checked Config.
+// Every error is one line naming the variable, the value (never a secret's) and
+// what was expected; the caller exits 2 on it.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/kelseyhightower/envconfig"
+)
+
+// Prefix of every variable.
+const Prefix = "WARMUP"
+
+// Concurrency bounds; values outside are clamped with a warning.
+const (
+	MinConcurrency = 1
+	MaxConcurrency = 64
+)
+
+// Config is the sidecar's whole configuration (DESIGN.md's table). The envconfig
+// names carry the WARMUP_ prefix themselves and Process runs with no prefix: given a
+// prefix, envconfig falls back to the bare name when WARMUP_X is unset, so a stray
+// QUERY, TABLES or ENABLED in the container would silently configure the sidecar.
+type Config struct {
+	Enabled        bool          `envconfig:"WARMUP_ENABLED" default:"true"`
+	BrokerURL      string        `envconfig:"WARMUP_BROKER_URL" default:"http://127.0.0.1:8099"`
+	ControllerURL  string        `envconfig:"WARMUP_CONTROLLER_URL"`
+	Budget         time.Duration `envconfig:"WARMUP_BUDGET" default:"15s"`
+	MinIterations  int           `envconfig:"WARMUP_MIN_ITERATIONS" default:"1000"`
+	MaxTables      int           `envconfig:"WARMUP_MAX_TABLES" default:"5"`
+	Query          string        `envconfig:"WARMUP_QUERY"`
+	Tables         string        `envconfig:"WARMUP_TABLES"`
+	Concurrency    int           `envconfig:"WARMUP_CONCURRENCY" default:"1"`
+	ProbeTimeout   time.Duration `envconfig:"WARMUP_PROBE_TIMEOUT" default:"5s"`
+	FailClosed     bool          `envconfig:"WARMUP_FAIL_CLOSED" default:"false"`
+	Rearm          bool          `envconfig:"WARMUP_REARM" default:"true"`
+	AuthHeaderFile string        `envconfig:"WARMUP_AUTH_HEADER_FILE"`
+	ListenAddr     string        `envconfig:"WARMUP_LISTEN_ADDR" default:":9095"`
+	LogFormat      string        `envconfig:"WARMUP_LOG_FORMAT" default:"json"`
+	LogLevel       string        `envconfig:"WARMUP_LOG_LEVEL" default:"info"`
+
+	// Queries is Query split on ';' outside quotes, blanks dropped.
+	Queries []string `ignored:"true"`
+	// TableList is Tables split on ',', trimmed, de-duplicated.
+	TableList []string `ignored:"true"`
+}
+
+// Load reads the process environment. Warnings are things clamped or ignored.
+func Load() (Config, []string, error) {
+	return LoadFrom(os.Environ())
+}
+
+// LoadFrom reads the given environment ("K=V" entries) instead of the process's.
+func LoadFrom(environ []string) (Config, []string, error) {
+	env := map[string]string{}
+	for _, kv := range environ {
+		k, v, _ := strings.Cut(kv, "=")
+		env[k] = v
+	}
+	if err := unknownVars(env); err != nil {
+		return Config{}, nil, err
+	}
+	var c Config
+	if err := process(env, &c); err != nil {
+		return Config{}, nil, err
+	}
+	return c.check()
+}
+
+// Known lists every variable name Config reads, sorted.
+func Known() []string {
+	var out []string
+	out = append(out, fields()...)
+	sort.Strings(out)
+	return out
+}
+
+// unknownVars rejects a WARMUP_* variable Config does not read: a typo such as
+// WARMUP_BUDGETS would otherwise silently keep the default.
+func unknownVars(env map[string]string) error {
+	known := map[string]bool{}
+	for _, k := range Known() {
+		known[k] = true
+	}
+	var bad []string
+	for k := range env {
+		if strings.HasPrefix(k, Prefix+"_") && !known[k] {
+			bad = append(bad, k)
+		}
+	}
+	if len(bad) == 0 {
+		return nil
+	}
+	sort.Strings(bad)
+	return fmt.Errorf("%s: unknown variable: expected one of %s", strings.Join(bad, ", "), strings.Join(Known(), ", "))
+}
+
+// process runs envconfig against env by temporarily exposing it through a lookup.
+func process(env map[string]string, c *Config) error {
+	err := withEnv(env, func() error { return envconfig.Process("", c) })
+	var pe *envconfig.ParseError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("%s=%q: expected %s", pe.KeyName, pe.Value, expectation(pe.TypeName))
+	}
+	if err != nil {
+		return fmt.Errorf("reading %s_* environment: %w", Prefix, err)
+	}
+	return nil
+}
+
+func expectation(typeName string) string {
+	switch typeName {
+	case "time.Duration": // envconfig names types by reflect.Type.String
+		return "a duration such as 15s, 500ms or 1m"
+	case "bool":
+		return "true or false"
+	case "int":
+		return "a whole number"
+	}
+	return "a value of type " + typeName
+}

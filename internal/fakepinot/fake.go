@@ -1,0 +1,326 @@
+// Package fakepinot is an in-process Pinot broker + controller for tests. It speaks
+// the JSON Pinot 1.3–1.5 really answers (pinot-facts.md): /health with its status
+// text, /debug/routingTable/{t} with typed keys and 404s, POST /query/sql with
+// exceptions inside HTTP 200, and the controller's GET /tables.
+package fakepinot
+
+import (
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Broker is a fake broker; its fields may be changed while it serves via Set.
+type Broker struct {
+	mu sync.Mutex
+	// Status is what /health says: GOOD answers 200, anything else 503.
+	status string
+	// Routing is typed table → server → segments.
+	routing map[string]map[string][]string
+	// Answer, if set, decides the answer to a query (HTTP status and body).
+	answer func(sql string) (int, string)
+	// Delay is added before every query answer.
+	delay time.Duration
+	// RequireAuth, if set, is the only Authorization value accepted.
+	requireAuth string
+
+	queries  atomic.Int64
+	bySQL    sync.Map // sql → *atomic.Int64
+	lastOpts atomic.Pointer[string]
+	lastAuth atomic.Pointer[string]
+
+	srv *httptest.Server
+}
+
+// NewBroker starts a fake broker that is GOOD, with the given routing.
+func NewBroker(routing map[string]map[string][]string) *Broker {
+	b := &Broker{status: "GOOD", routing: routing}
+	b.srv = httptest.NewServer(b.mux())
+	return b
+}
+
+// URL of the broker.
+func (b *Broker) URL() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.srv.URL
+}
+
+// Close stops the broker.
+func (b *Broker) Close() {
+	b.mu.Lock()
+	srv := b.srv
+	b.mu.Unlock()
+	srv.CloseClientConnections()
+	srv.Close()
+}
+
+// Down stops serving (connections are refused) until Up: a killed broker JVM.
+func (b *Broker) Down() { b.Close() }
+
+// Up serves again on the same address, as a restarted broker would.
+func (b *Broker) Up() error {
+	addr := strings.TrimPrefix(b.URL(), "http://")
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("re-listening on %s: %w", addr, err)
+	}
+	srv := httptest.NewUnstartedServer(b.mux())
+	_ = srv.Listener.Close()
+	srv.Listener = ln
+	srv.Start()
+	b.mu.Lock()
+	b.srv = srv
+	b.mu.Unlock()
+	return nil
+}
+
+// SetStatus sets the ServiceStatus /health reports (GOOD → 200).
+func (b *Broker) SetStatus(s string) { b.mu.Lock(); b.status = s; b.mu.Unlock() }
+
+// SetAnswer overrides query answers.
+func (b *Broker) SetAnswer(f func(sql string) (int, string)) {
+	b.mu.Lock()
+	b.answer = f
+	b.mu.Unlock()
+}
+
+// SetDelay delays every query answer.
+func (b *Broker) SetDelay(d time.Duration) { b.mu.Lock(); b.delay = d; b.mu.Unlock() }
+
+// SetRouting replaces the routing.
+func (b *Broker) SetRouting(r map[string]map[string][]string) {
+	b.mu.Lock()
+	b.routing = r
+	b.mu.Unlock()
+}
+
+// RequireAuth makes every query and routing call need this Authorization value.
+func (b *Broker) RequireAuth(v string) { b.mu.Lock(); b.requireAuth = v; b.mu.Unlock() }
+
+// Queries is the number of queries answered.
+func (b *Broker) Queries() int64 { return b.queries.Load() }
+
+// QueriesOf counts queries with exactly this SQL.
+func (b *Broker) QueriesOf(sql string) int64 {
+	if v, ok := b.bySQL.Load(sql); ok {
+		return v.(*atomic.Int64).Load()
+	}
+	return 0
+}
+
+// LastQueryOptions is the queryOptions string of the last query.
+func (b *Broker) LastQueryOptions() string {
+	if p := b.lastOpts.Load(); p != nil {
+		return *p
+	}
+	return ""
+}
+
+// LastAuth is the Authorization header of the last query.
+func (b *Broker) LastAuth() string {
+	if p := b.lastAuth.Load(); p != nil {
+		return *p
+	}
+	return ""
+}
+
+func (b *Broker) mux() *http.ServeMux {
+	m := http.NewServeMux()
+	m.HandleFunc("GET /health", b.health)
+	m.HandleFunc("GET /debug/routingTable/{table}", b.routingTable)
+	m.HandleFunc("POST /query/sql", b.query)
+	return m
+}
+
+func (b *Broker) health(w http.ResponseWriter, _ *http.Request) {
+	b.mu.Lock()
+	st := b.status
+	b.mu.Unlock()
+	if st == "GOOD" {
+		fmt.Fprint(w, "OK")
+		return
+	}
+	w.WriteHeader(http.StatusServiceUnavailable)
+	fmt.Fprintf(w, "Pinot broker status is %s", st)
+}
+
+func (b *Broker) authorized(w http.ResponseWriter, r *http.Request) bool {
+	b.mu.Lock()
+	need := b.requireAuth
+	b.mu.Unlock()
+	if need == "" || r.Header.Get("Authorization") == need {
+		return true
+	}
+	w.WriteHeader(http.StatusUnauthorized)
+	fmt.Fprint(w, `{"code":401,"error":"HTTP 401 Unauthorized"}`)
+	return false
+}
+
+func (b *Broker) routingTable(w http.ResponseWriter, r *http.Request) {
+	if !b.authorized(w, r) {
+		return
+	}
+	t := r.PathValue("table")
+	b.mu.Lock()
+	out := map[string]map[string][]string{}
+	for typed, servers := range b.routing {
+		if typed == t || RawName(typed) == t {
+			out[typed] = servers
+		}
+	}
+	b.mu.Unlock()
+	if len(out) == 0 {
+		w.WriteHeader(http.StatusNotFound)
+		fmt.Fprintf(w, `{"code":404,"error":"Cannot find routing for table: %s"}`, t)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(out)
+}
+
+func (b *Broker) query(w http.ResponseWriter, r *http.Request) {
+	if !b.authorized(w, r) {
+		return
+	}
+	var req struct {
+		SQL          string `json:"sql"`
+		QueryOptions string `json:"queryOptions"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil || req.SQL == "" {
+		w.WriteHeader(http.StatusInternalServerError)
+		fmt.Fprint(w, "Payload is missing the query string field 'sql'")
+		return
+	}
+	b.queries.Add(1)
+	c, _ := b.bySQL.LoadOrStore(req.SQL, new(atomic.Int64))
+	c.(*atomic.Int64).Add(1)
+	b.lastOpts.Store(&req.QueryOptions)
+	auth := r.Header.Get("Authorization")
+	b.lastAuth.Store(&auth)
+	b.mu.Lock()
+	answer, delay := b.answer, b.delay
+	b.mu.Unlock()
+	if delay > 0 {
+		select {
+		case <-time.After(delay):
+		case <-r.Context().Done():
+			return
+		}
+	}
+	if answer == nil {
+		answer = b.defaultAnswer
+	}
+	status, body := answer(req.SQL)
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	fmt.Fprint(w, body)
+}
+
+// defaultAnswer succeeds for a known table or a literal query, and answers
+// Pinot's error 190 for an unknown table.
+func (b *Broker) defaultAnswer(sql string) (int, string) {
+	table := TableOf(sql)
+	if table == "" {
+		return 200, OK(0)
+	}
+	b.mu.Lock()
+	servers := 0
+	for typed, s := range b.routing {
+		if typed == table || RawName(typed) == table {
+			servers += len(s)
+		}
+	}
+	b.mu.Unlock()
+	if servers == 0 {
+		return 200, Error(190, "TableDoesNotExistError", "Unknown table: "+table)
+	}
+	return 200, OK(servers)
+}
+
+// OK is a successful answer from n servers, shaped like Pinot's.
+func OK(n int) string {
+	return fmt.Sprintf(`{"resultTable":{"dataSchema":{"columnNames":["a"],"columnDataTypes":["INT"]},"rows":[[1]]},`+
+		`"numRowsResultSet":1,"partialResult":false,"exceptions":[],"numGroupsLimitReached":false,"timeUsedMs":3,`+
+		`"requestId":"1234","brokerId":"Broker_127.0.0.1_8099","numDocsScanned":1,"totalDocs":100,`+
+		`"numServersQueried":%d,"numServersResponded":%d,"numSegmentsQueried":%d,"numSegmentsProcessed":%d,"brokerReduceTimeMs":0}`, n, n, n, n)
+}
+
+// Partial is an answer where fewer servers responded than were queried.
+func Partial(queried, responded int) string {
+	return fmt.Sprintf(`{"resultTable":{"dataSchema":{"columnNames":["a"],"columnDataTypes":["INT"]},"rows":[]},`+
+		`"exceptions":[],"numServersQueried":%d,"numServersResponded":%d,"timeUsedMs":7}`, queried, responded)
+}
+
+// Error is Pinot's error shape: HTTP 200 with exceptions.
+func Error(code int, kind, msg string) string {
+	m, _ := json.Marshal(kind + ":\n" + msg)
+	return fmt.Sprintf(`{"exceptions":[{"errorCode":%d,"message":%s}],"numServersQueried":0,"numServersResponded":0,"timeUsedMs":1,"resultTable":null}`, code, m)
+}
+
+// RawName strips _OFFLINE/_REALTIME.
+func RawName(typed string) string {
+	for _, s := range []string{"_OFFLINE", "_REALTIME"} {
+		if strings.HasSuffix(typed, s) {
+			return strings.TrimSuffix(typed, s)
+		}
+	}
+	return typed
+}
+
+// TableOf finds the table after FROM (quoted or not); "" for none.
+func TableOf(sql string) string {
+	f := strings.Fields(sql)
+	for i := 0; i+1 < len(f); i++ {
+		if strings.EqualFold(f[i], "FROM") {
+			return strings.Trim(f[i+1], `"`+"`;")
+		}
+	}
+	return ""
+}
+
+// Controller is a fake controller serving GET /tables.
+type Controller struct {
+	mu     sync.Mutex
+	tables []string
+	down   bool
+	srv    *httptest.Server
+}
+
+// NewController starts a fake controller listing tables (raw names).
+func NewController(tables ...string) *Controller {
+	c := &Controller{tables: tables}
+	m := http.NewServeMux()
+	m.HandleFunc("GET /tables", func(w http.ResponseWriter, _ *http.Request) {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if c.down {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return
+		}
+		ts := append([]string(nil), c.tables...)
+		sort.Strings(ts)
+		_ = json.NewEncoder(w).Encode(map[string][]string{"tables": ts})
+	})
+	c.srv = httptest.NewServer(m)
+	return c
+}
+
+// URL of the controller.
+func (c *Controller) URL() string { return c.srv.URL }
+
+// Close stops the controller.
+func (c *Controller) Close() { c.srv.Close() }
+
+// SetDown makes /tables answer 503.
+func (c *Controller) SetDown(d bool) { c.mu.Lock(); c.down = d; c.mu.Unlock() }
+
+// SetTables replaces the table list.
+func (c *Controller) SetTables(t ...string) { c.mu.Lock(); c.tables = t; c.mu.Unlock() }

@@ -1,0 +1,65 @@
+package supervisor
+
+import (
+	"context"
+	"time"
+)
+
+// check asks /health once with a timeout and shares the answer with /readyz.
+func (s *Supervisor) check(ctx context.Context) (ok, refused bool) {
+	cctx, cancel := context.WithTimeout(ctx, s.HealthTimeout)
+	defer cancel()
+	h, err := s.Broker.Health(cctx)
+	if ctx.Err() == nil {
+		s.Health.Store(h, err)
+	}
+	return err == nil && h.OK, err != nil
+}
+
+// waitHealthy polls /health with backoff until 200. False when ctx ended.
+func (s *Supervisor) waitHealthy(ctx context.Context) bool {
+	wait := 100 * time.Millisecond
+	for {
+		if ok, _ := s.check(ctx); ok {
+			return true
+		}
+		if !sleep(ctx, wait) {
+			return false
+		}
+		wait = min(wait*2, s.WaitMax)
+	}
+}
+
+// watch polls /health until the broker goes away (no answer at all, or GoneAfter
+// non-200 answers in a row: a shutting-down broker says SHUTTING_DOWN first).
+// False when ctx ended.
+func (s *Supervisor) watch(ctx context.Context) bool {
+	bad := 0
+	for {
+		if !sleep(ctx, s.PollEvery) {
+			return false
+		}
+		ok, refused := s.check(ctx)
+		switch {
+		case ok:
+			bad = 0
+		case refused:
+			return true
+		default:
+			if bad++; bad >= s.GoneAfter {
+				return true
+			}
+		}
+	}
+}
+
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}

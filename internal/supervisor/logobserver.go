@@ -1,0 +1,63 @@
+package supervisor
+
+import (
+	"log/slog"
+	"strings"
+	"sync/atomic"
+
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/pinot"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober"
+)
+
+// logObserver writes a run's notable events: the plan, coverage gaps, dropped
+// queries, and the first unauthorized answer (once: every probe after it would
+// say the same).
+type logObserver struct {
+	log          *slog.Logger
+	unauthorized atomic.Bool
+	lastRetry    atomic.Pointer[string]
+}
+
+func newLogObserver(l *slog.Logger) *logObserver { return &logObserver{log: l} }
+
+func (o *logObserver) Planned(p prober.Plan) {
+	if p.Custom {
+		o.log.Info("plan", "mode", "custom queries", "queries", p.Queries)
+		return
+	}
+	o.log.Info("plan", "mode", "default probe", "tables", prober.TableNames(p.Tables), "queries", p.Queries,
+		"servers", len(p.Coverage.Universe), "uncovered", len(p.Coverage.Uncovered))
+	for _, t := range p.Dropped {
+		o.log.Warn("WARMUP_TABLES names a table this broker cannot route: dropped", "table", t)
+	}
+	if n := len(p.Coverage.Uncovered); n > 0 {
+		o.log.Warn("warmup tables do not cover every server this broker routes to",
+			"uncovered_servers", strings.Join(p.Coverage.Uncovered, ","), "uncovered", n,
+			"hint", "raise WARMUP_MAX_TABLES or list tables in WARMUP_TABLES")
+	}
+}
+
+func (o *logObserver) PlanRetry(err error) {
+	// Log a retry only when its reason changes: retries come every few 100 ms.
+	msg := err.Error()
+	if prev := o.lastRetry.Swap(&msg); prev != nil && *prev == msg {
+		return
+	}
+	o.log.Warn("no warmup plan yet, retrying within the budget", "error", msg)
+}
+
+func (o *logObserver) Probed(e prober.ProbeEvent) {
+	switch e.Result.Class {
+	case pinot.Unauthorized:
+		if !o.unauthorized.Swap(true) {
+			o.log.Error("broker refused the probe credentials", "error", e.Result.Message)
+		}
+	case pinot.Success:
+	default:
+		o.log.Debug("probe failed", "step", e.Step, "sql", e.SQL, "error", e.Result.Message)
+	}
+}
+
+func (o *logObserver) QueryDropped(sql, reason string) {
+	o.log.Warn("custom query dropped: the broker cannot compile it", "sql", sql, "reason", reason)
+}

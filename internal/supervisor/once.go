@@ -1,0 +1,28 @@
+package supervisor
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober"
+)
+
+// Once waits for the broker's /health 200 (until waitCtx ends), then runs one
+// warmup bounded by the budget: the `once` subcommand for VMs and hooks.
+func (s *Supervisor) Once(ctx, waitCtx context.Context) (prober.Report, error) {
+	s.defaults()
+	if !s.waitHealthy(waitCtx) {
+		if ctx.Err() != nil {
+			return prober.Report{}, ctx.Err()
+		}
+		return prober.Report{}, fmt.Errorf("broker /health never answered 200 while waiting")
+	}
+	if !s.Opts.Enabled {
+		return prober.Report{Outcome: prober.OutcomeWarm}, nil
+	}
+	rep, gone := s.warmOnce(ctx)
+	if gone {
+		return rep, errBrokerGone
+	}
+	return rep, ctx.Err()
+}

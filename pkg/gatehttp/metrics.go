@@ -1,0 +1,88 @@
+package gatehttp
+
+import (
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// Metrics are the sidecar's collectors (DESIGN.md names), on an injected registry.
+type Metrics struct {
+	Warm          prometheus.Gauge
+	Duration      prometheus.Gauge
+	uncovered     *prometheus.GaugeVec
+	Probes        *prometheus.CounterVec
+	ProbeDuration prometheus.Histogram
+	Runs          *prometheus.CounterVec
+	phase         *prometheus.GaugeVec
+}
+
+// NewMetrics creates and registers every collector on reg.
+func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
+	m := &Metrics{
+		Warm: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "pinot_warmup_broker_warm",
+			Help: "1 once warmup finished and readiness may be granted (also after budget expiry, fail-open); 0 while warming or waiting; always 1 when disabled.",
+		}),
+		Duration: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "pinot_warmup_duration_seconds",
+			Help: "Wall time of the last warmup run, from broker convergence to gate open.",
+		}),
+		// A vec without labels exports nothing until first set: the gauge is absent
+		// when warmup is disabled or coverage is unknown (custom queries).
+		uncovered: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "pinot_warmup_uncovered_servers",
+			Help: "Servers this broker routes to that the chosen warmup tables miss; set once per run.",
+		}, nil),
+		Probes: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "pinot_warmup_probes_total",
+			Help: "Warmup probes by result (success or failure).",
+		}, []string{"result"}),
+		ProbeDuration: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "pinot_warmup_probe_duration_seconds",
+			Help:    "Round-trip time of warmup probes.",
+			Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10},
+		}),
+		Runs: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "pinot_warmup_runs_total",
+			Help: "Warmup runs by outcome (warm, budget_expired, failed).",
+		}, []string{"outcome"}),
+		phase: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "pinot_warmup_phase",
+			Help: "1 on the current phase of the sidecar, 0 on the others.",
+		}, []string{"phase"}),
+	}
+	for _, c := range []prometheus.Collector{m.Warm, m.Duration, m.uncovered, m.Probes, m.ProbeDuration, m.Runs, m.phase} {
+		if err := reg.Register(c); err != nil {
+			return nil, err
+		}
+	}
+	// Zero series up front so rate() and dashboards have data from the first scrape.
+	for _, r := range []string{ResultSuccess, ResultFailure} {
+		m.Probes.WithLabelValues(r)
+	}
+	for _, o := range []string{"warm", "budget_expired", "failed"} {
+		m.Runs.WithLabelValues(o)
+	}
+	for _, p := range Phases {
+		m.phase.WithLabelValues(string(p))
+	}
+	return m, nil
+}
+
+// Probe result label values.
+const (
+	ResultSuccess = "success"
+	ResultFailure = "failure"
+)
+
+// SetUncovered sets the uncovered-servers gauge (creating the series).
+func (m *Metrics) SetUncovered(n int) { m.uncovered.WithLabelValues().Set(float64(n)) }
+
+func (m *Metrics) setPhase(p Phase) {
+	for _, q := range Phases {
+		v := 0.0
+		if q == p {
+			v = 1
+		}
+		m.phase.WithLabelValues(string(q)).Set(v)
+	}
+}

@@ -1,0 +1,65 @@
+package gatehttp
+
+import (
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/pinot"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober"
+)
+
+// Recorder turns prober events into metrics and /status figures.
+type Recorder struct {
+	M     *Metrics
+	Board *StatusBoard
+}
+
+var _ prober.Observer = Recorder{}
+
+// Planned records the targets and, for the default probe, the coverage.
+func (r Recorder) Planned(p prober.Plan) {
+	if p.Coverage != nil {
+		r.M.SetUncovered(len(p.Coverage.Uncovered))
+	}
+	r.Board.Update(func(s *Status) {
+		s.Tables = prober.TableNames(p.Tables)
+		s.Queries = append([]string(nil), p.Queries...)
+		s.DroppedTables = append([]string(nil), p.Dropped...)
+		if p.Coverage != nil {
+			s.UncoveredServers = append([]string(nil), p.Coverage.Uncovered...)
+		}
+	})
+}
+
+// PlanRetry records why no plan exists yet.
+func (r Recorder) PlanRetry(err error) {
+	r.Board.Update(func(s *Status) { s.LastError = err.Error() })
+}
+
+// Probed counts a probe.
+func (r Recorder) Probed(e prober.ProbeEvent) {
+	if e.Step == prober.StepNoScatter {
+		r.Board.Update(func(s *Status) { s.NoScatterProbes++ })
+		return
+	}
+	ok := e.Result.Class == pinot.Success
+	if ok {
+		r.M.Probes.WithLabelValues(ResultSuccess).Inc()
+	} else {
+		r.M.Probes.WithLabelValues(ResultFailure).Inc()
+	}
+	r.M.ProbeDuration.Observe(e.Latency.Seconds())
+	r.Board.Update(func(s *Status) {
+		if ok {
+			s.ProbesSucceeded++
+		} else {
+			s.ProbesFailed++
+			s.LastError = e.Result.Message
+		}
+		s.LastProbeMs = float64(e.Latency.Microseconds()) / 1000
+	})
+}
+
+// QueryDropped records a rejected custom query with the broker's reason.
+func (r Recorder) QueryDropped(sql, reason string) {
+	r.Board.Update(func(s *Status) {
+		s.DroppedQueries = append(s.DroppedQueries, Dropped{SQL: sql, Reason: reason})
+	})
+}

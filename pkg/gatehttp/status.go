@@ -1,0 +1,93 @@
+package gatehttp
+
+import (
+	"sync"
+	"time"
+)
+
+// Status is the /status document. It never holds credentials: errors reaching it
+// are built by pkg/pinot, which never puts header values into messages.
+type Status struct {
+	Phase            Phase     `json:"phase"`
+	Ready            bool      `json:"ready"`
+	Reason           string    `json:"reason"`
+	Enabled          bool      `json:"enabled"`
+	Run              int       `json:"run"`
+	Outcome          string    `json:"outcome,omitempty"`
+	ProbesSucceeded  int64     `json:"probes_succeeded"`
+	ProbesFailed     int64     `json:"probes_failed"`
+	NoScatterProbes  int64     `json:"no_scatter_probes"`
+	Floor            int       `json:"floor"`
+	BudgetSeconds    float64   `json:"budget_seconds"`
+	BudgetLeftSecond float64   `json:"budget_left_seconds"`
+	StartedAt        time.Time `json:"started_at,omitzero"`
+	DurationSeconds  float64   `json:"duration_seconds,omitempty"`
+	Tables           []string  `json:"tables"`
+	Queries          []string  `json:"queries"`
+	DroppedTables    []string  `json:"dropped_tables,omitempty"`
+	DroppedQueries   []Dropped `json:"dropped_queries,omitempty"`
+	UncoveredServers []string  `json:"uncovered_servers"`
+	LastError        string    `json:"last_error,omitempty"`
+	LastProbeMs      float64   `json:"last_probe_ms,omitempty"`
+}
+
+// Dropped is a custom query the broker rejected, with its reason.
+type Dropped struct {
+	SQL    string `json:"sql"`
+	Reason string `json:"reason"`
+}
+
+// StatusBoard holds the run's live figures behind a mutex.
+type StatusBoard struct {
+	mu       sync.Mutex
+	s        Status
+	deadline time.Time
+	budget   time.Duration
+	now      func() time.Time
+}
+
+// NewStatusBoard makes an empty board; now is the clock.
+func NewStatusBoard(enabled bool, floor int, budget time.Duration, now func() time.Time) *StatusBoard {
+	return &StatusBoard{
+		s:      Status{Enabled: enabled, Floor: floor, BudgetSeconds: budget.Seconds(), Tables: []string{}, Queries: []string{}, UncoveredServers: []string{}},
+		budget: budget,
+		now:    now,
+	}
+}
+
+// Update applies f to the status under the lock.
+func (b *StatusBoard) Update(f func(*Status)) {
+	b.mu.Lock()
+	f(&b.s)
+	b.mu.Unlock()
+}
+
+// StartRun resets the per-run figures; the budget counts down to deadline.
+func (b *StatusBoard) StartRun(start, deadline time.Time) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	run := b.s.Run + 1
+	b.s = Status{
+		Enabled: b.s.Enabled, Floor: b.s.Floor, BudgetSeconds: b.s.BudgetSeconds, Run: run,
+		StartedAt: start, Tables: []string{}, Queries: []string{}, UncoveredServers: []string{},
+	}
+	b.deadline = deadline
+}
+
+// Snapshot copies the status, with the gate's view and the budget left.
+func (b *StatusBoard) Snapshot(g *Gate) Status {
+	b.mu.Lock()
+	s := b.s
+	s.Tables = append([]string(nil), b.s.Tables...)
+	s.Queries = append([]string(nil), b.s.Queries...)
+	s.UncoveredServers = append([]string(nil), b.s.UncoveredServers...)
+	s.DroppedTables = append([]string(nil), b.s.DroppedTables...)
+	s.DroppedQueries = append([]Dropped(nil), b.s.DroppedQueries...)
+	deadline := b.deadline
+	b.mu.Unlock()
+	if s.Phase = g.Phase(); s.Phase == PhaseWarming && !deadline.IsZero() {
+		s.BudgetLeftSecond = max(0, deadline.Sub(b.now()).Seconds())
+	}
+	s.Reason = g.Reason()
+	return s
+}

@@ -1,0 +1,98 @@
+package pinot
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+)
+
+// Class is what a probe answer means for warmup.
+type Class int
+
+const (
+	// Success: HTTP 200, body parses, no exceptions, every queried server responded.
+	Success Class = iota
+	// Transient: worth counting as a failed probe and going on (410, 427, 305,
+	// 425, 429, 5xx, timeouts, refused connections, garbage, partial answers).
+	Transient
+	// BadQuery: the query itself cannot compile (150, 190, 191, 700, 710).
+	BadQuery
+	// Unauthorized: 401/403 or Pinot's access-denied code 180.
+	Unauthorized
+)
+
+func (c Class) String() string {
+	switch c {
+	case Success:
+		return "success"
+	case Transient:
+		return "transient"
+	case BadQuery:
+		return "bad_query"
+	case Unauthorized:
+		return "unauthorized"
+	}
+	return fmt.Sprintf("class(%d)", int(c))
+}
+
+// Result is one classified probe answer.
+type Result struct {
+	Class Class
+	// HTTPStatus is 0 when no HTTP answer came back.
+	HTTPStatus int
+	// ErrorCode is the first Pinot errorCode, 0 when none.
+	ErrorCode int
+	// Message is why it was not a success, in the broker's words where it gave any.
+	Message string
+	// TimeUsedMs is the broker's own serve time (0 when not reported).
+	TimeUsedMs       int64
+	ServersQueried   int
+	ServersResponded int
+}
+
+// Classify turns an HTTP status and body into a Result.
+func Classify(status int, body []byte) Result {
+	r := Result{HTTPStatus: status}
+	switch {
+	case status == http.StatusUnauthorized || status == http.StatusForbidden:
+		r.Class = Unauthorized
+		r.Message = (&UnauthorizedError{What: "query", Status: status}).Error()
+		return r
+	case status != http.StatusOK:
+		r.Class = Transient
+		r.Message = fmt.Sprintf("HTTP %d: %s", status, snippet(body))
+		return r
+	}
+	var br BrokerResponse
+	if err := json.Unmarshal(body, &br); err != nil {
+		r.Class = Transient
+		r.Message = fmt.Sprintf("unparsable broker answer (%v): %s", err, snippet(body))
+		return r
+	}
+	r.TimeUsedMs = br.TimeUsedMs
+	r.ServersQueried, r.ServersResponded = br.NumServersQueried, br.NumServersResponded
+	if len(br.Exceptions) > 0 {
+		e := br.Exceptions[0]
+		r.ErrorCode = e.ErrorCode
+		r.Message = fmt.Sprintf("error %d: %s", e.ErrorCode, snippet([]byte(e.Message)))
+		r.Class = classOfCode(e.ErrorCode)
+		return r
+	}
+	if br.NumServersResponded != br.NumServersQueried || br.PartialResult {
+		r.Class = Transient
+		r.Message = fmt.Sprintf("partial answer: %d of %d servers responded", br.NumServersResponded, br.NumServersQueried)
+		return r
+	}
+	r.Class = Success
+	return r
+}
+
+func classOfCode(code int) Class {
+	switch code {
+	case CodeSQLParsing, CodeTableDoesNotExist, CodeTableIsDisabled, CodeQueryValidation, CodeUnknownColumn:
+		return BadQuery
+	case CodeAccessDenied:
+		return Unauthorized
+	}
+	return Transient
+}

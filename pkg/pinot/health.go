@@ -1,0 +1,31 @@
+package pinot
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+)
+
+// Health is what the broker's /health said.
+type Health struct {
+	// OK is true only for HTTP 200 (ServiceStatus GOOD).
+	OK bool
+	// Status is the HTTP status; Body the one-line text (e.g. "Pinot broker status is STARTING").
+	Status int
+	Body   string
+}
+
+// Health asks the broker's /health. An error means no HTTP answer at all
+// (refused, reset, timeout): the broker is gone, not merely starting.
+// /health needs no auth, so none is sent.
+func (c *Client) Health(ctx context.Context) (Health, error) {
+	resp, err := c.broker.R().SetContext(ctx).Get("/health")
+	if err != nil {
+		return Health{}, fmt.Errorf("checking broker health: %w", err)
+	}
+	return Health{
+		OK:     resp.StatusCode() == http.StatusOK,
+		Status: resp.StatusCode(),
+		Body:   snippet(resp.Body()),
+	}, nil
+}

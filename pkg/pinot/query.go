@@ -1,0 +1,75 @@
+package pinot
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+)
+
+// ProbeIDPrefix starts every probe's clientQueryId, so operators can filter probes
+// out of the broker's query log and metrics.
+const ProbeIDPrefix = "warmup-sidecar-"
+
+// Query is one probe request.
+type Query struct {
+	SQL string
+	// Timeout becomes the query option timeoutMs (≥ 1 ms), so the broker gives up
+	// no later than the sidecar does.
+	Timeout time.Duration
+	// ClientQueryID becomes the query option clientQueryId.
+	ClientQueryID string
+}
+
+type queryBody struct {
+	SQL          string `json:"sql"`
+	Trace        bool   `json:"trace"`
+	QueryOptions string `json:"queryOptions,omitempty"`
+}
+
+// Query runs one probe through the broker's POST /query/sql and classifies it.
+func (c *Client) Query(ctx context.Context, q Query) Result {
+	body, err := json.Marshal(queryBody{SQL: q.SQL, QueryOptions: queryOptions(q)})
+	if err != nil {
+		return Result{Class: Transient, Message: fmt.Sprintf("encoding query: %v", err)}
+	}
+	r, err := c.request(c.broker)
+	if err != nil {
+		// The auth file went missing: the probe cannot be authorised.
+		return Result{Class: Unauthorized, Message: err.Error()}
+	}
+	resp, err := r.SetContext(ctx).
+		SetHeader("Content-Type", "application/json").
+		SetBody(body).
+		Post("/query/sql")
+	if err != nil {
+		msg := err.Error()
+		if errors.Is(err, context.DeadlineExceeded) {
+			msg = "probe timed out"
+		} else if errors.Is(err, context.Canceled) {
+			msg = "probe cancelled"
+		}
+		return Result{Class: Transient, Message: msg}
+	}
+	return Classify(resp.StatusCode(), resp.Body())
+}
+
+func queryOptions(q Query) string {
+	opts := ""
+	if q.Timeout > 0 {
+		ms := q.Timeout.Milliseconds()
+		if ms < 1 {
+			ms = 1
+		}
+		opts = "timeoutMs=" + strconv.FormatInt(ms, 10)
+	}
+	if q.ClientQueryID != "" {
+		if opts != "" {
+			opts += ";"
+		}
+		opts += "clientQueryId=" + q.ClientQueryID
+	}
+	return opts
+}

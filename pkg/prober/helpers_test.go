@@ -1,0 +1,68 @@
+package prober
+
+import (
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/warmup-sidecar/warmup-sidecar/internal/fakepinot"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/pinot"
+)
+
+// recorder is an Observer that keeps everything it hears.
+type recorder struct {
+	mu      sync.Mutex
+	plans   []Plan
+	retries []error
+	events  []ProbeEvent
+	dropped map[string]string
+}
+
+func (r *recorder) Planned(p Plan) { r.mu.Lock(); r.plans = append(r.plans, p); r.mu.Unlock() }
+func (r *recorder) PlanRetry(err error) {
+	r.mu.Lock()
+	r.retries = append(r.retries, err)
+	r.mu.Unlock()
+}
+func (r *recorder) Probed(e ProbeEvent) { r.mu.Lock(); r.events = append(r.events, e); r.mu.Unlock() }
+func (r *recorder) QueryDropped(sql, reason string) {
+	r.mu.Lock()
+	if r.dropped == nil {
+		r.dropped = map[string]string{}
+	}
+	r.dropped[sql] = reason
+	r.mu.Unlock()
+}
+
+func (r *recorder) count(step string, class pinot.Class) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := 0
+	for _, e := range r.events {
+		if e.Step == step && e.Result.Class == class {
+			n++
+		}
+	}
+	return n
+}
+
+// cluster starts the three-server fake and returns a prober over it.
+func cluster(t *testing.T, s Settings) (*Prober, *fakepinot.Broker, *fakepinot.Controller, *recorder) {
+	t.Helper()
+	b := fakepinot.NewBroker(fakepinot.ThreeServers())
+	c := fakepinot.NewController(fakepinot.ThreeServerTables()...)
+	t.Cleanup(b.Close)
+	t.Cleanup(c.Close)
+	if s.Concurrency == 0 {
+		s.Concurrency = 1
+	}
+	if s.MaxTables == 0 {
+		s.MaxTables = 5
+	}
+	if s.ProbeTimeout == 0 {
+		s.ProbeTimeout = time.Second
+	}
+	cl := pinot.New(pinot.Options{BrokerURL: b.URL(), ControllerURL: c.URL()})
+	rec := &recorder{}
+	return &Prober{Broker: cl, Planner: Planner{Catalog: cl, Settings: s}, Observer: rec}, b, c, rec
+}

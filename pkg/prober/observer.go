@@ -1,0 +1,61 @@
+package prober
+
+import (
+	"time"
+
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/pinot"
+)
+
+// Observer hears what a run does. Calls may come from several goroutines at once.
+type Observer interface {
+	// Planned is called once per run when the probe targets are known.
+	Planned(p Plan)
+	// PlanRetry is called when no plan could be made yet and the run backs off.
+	PlanRetry(err error)
+	// Probed is called after every probe.
+	Probed(e ProbeEvent)
+	// QueryDropped is called when a custom query is dropped for good.
+	QueryDropped(sql, reason string)
+}
+
+// ProbeEvent is one finished probe.
+type ProbeEvent struct {
+	SQL string
+	// Step is "no_scatter" for the broker-only step, "probe" for floor probes.
+	Step    string
+	Result  pinot.Result
+	Latency time.Duration
+}
+
+// Step names.
+const (
+	StepNoScatter = "no_scatter"
+	StepProbe     = "probe"
+)
+
+// Observers fans events out to several observers in order.
+type Observers []Observer
+
+func (os Observers) Planned(p Plan) {
+	for _, o := range os {
+		o.Planned(p)
+	}
+}
+
+func (os Observers) PlanRetry(err error) {
+	for _, o := range os {
+		o.PlanRetry(err)
+	}
+}
+
+func (os Observers) Probed(e ProbeEvent) {
+	for _, o := range os {
+		o.Probed(e)
+	}
+}
+
+func (os Observers) QueryDropped(sql, reason string) {
+	for _, o := range os {
+		o.QueryDropped(sql, reason)
+	}
+}

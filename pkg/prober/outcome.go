@@ -1,0 +1,24 @@
+package prober
+
+import "time"
+
+// Outcome is how a run ended.
+type Outcome string
+
+// Outcomes, also the values of the runs_total{outcome} label.
+const (
+	OutcomeWarm          Outcome = "warm"
+	OutcomeBudgetExpired Outcome = "budget_expired"
+	OutcomeFailed        Outcome = "failed"
+)
+
+// Report is the result of one run.
+type Report struct {
+	Outcome   Outcome
+	Succeeded int64
+	Failed    int64
+	// Err says why a run failed or what last went wrong planning.
+	Err      error
+	Plan     Plan
+	Duration time.Duration
+}

@@ -1,0 +1,140 @@
+package prober
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/pinot"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/selector"
+)
+
+// Plan is what a run will probe.
+type Plan struct {
+	// Custom is true when the operator's queries replace the default probe.
+	Custom bool
+	// Queries are the SQL texts of one rotation: the custom queries, or the default
+	// probe of every leg of every chosen table.
+	Queries []string
+	// Tables are the chosen tables (default probe only).
+	Tables []selector.Table
+	// Coverage of the chosen tables over this broker's servers (default probe only).
+	Coverage *selector.Coverage
+	// Dropped are requested tables (WARMUP_TABLES) this broker cannot route.
+	Dropped []string
+}
+
+// ErrNothingRoutable means no requested or listed table has routing on this broker yet.
+var ErrNothingRoutable = errors.New("no routable table with servers on this broker yet")
+
+// DefaultProbe is the upstream default probe for one typed table.
+func DefaultProbe(typedTable string) string {
+	return fmt.Sprintf("SELECT * FROM %q LIMIT 1", typedTable)
+}
+
+// Planner makes a Plan from settings, the controller and this broker's routing.
+type Planner struct {
+	Catalog  Catalog
+	Settings Settings
+}
+
+// routingLookups caps concurrent routing-table calls while planning: a cluster can
+// have hundreds of tables and the broker is just starting.
+const routingLookups = 8
+
+// Plan makes one attempt. ErrNothingRoutable (wrapped) means: try again later.
+func (pl Planner) Plan(ctx context.Context) (Plan, error) {
+	s := pl.Settings
+	if len(s.Queries) > 0 {
+		return Plan{Custom: true, Queries: append([]string(nil), s.Queries...)}, nil
+	}
+	// The universe is every table this broker routes, so coverage of an explicit
+	// WARMUP_TABLES list is judged against all of them when a controller is known.
+	names := s.Tables
+	all, err := pl.Catalog.Tables(ctx)
+	switch {
+	case err == nil:
+		names = union(s.Tables, all)
+	case len(s.Tables) == 0 || !errors.Is(err, pinot.ErrNoController):
+		return Plan{}, fmt.Errorf("planning: %w", err)
+	}
+	routes, err := pl.routes(ctx, names)
+	if err != nil {
+		return Plan{}, fmt.Errorf("planning: %w", err)
+	}
+	tables := make([]selector.Table, 0, len(routes))
+	for _, t := range routes {
+		tables = append(tables, t)
+	}
+	var p Plan
+	if len(s.Tables) > 0 {
+		kept, dropped := selector.Routable(s.Tables, routes)
+		cov := selector.Cover(tables, len(tables))
+		cov.Chosen, cov.Uncovered = kept, selector.Uncovered(cov.Universe, kept)
+		p.Tables, p.Coverage, p.Dropped = kept, &cov, dropped
+	} else {
+		cov := selector.Cover(tables, s.MaxTables)
+		p.Tables, p.Coverage = cov.Chosen, &cov
+	}
+	if len(p.Tables) == 0 {
+		return p, fmt.Errorf("planning over %d table(s): %w", len(names), ErrNothingRoutable)
+	}
+	for _, leg := range selector.Legs(p.Tables) {
+		p.Queries = append(p.Queries, DefaultProbe(leg))
+	}
+	return p, nil
+}
+
+// routes asks the broker for the routing of each table; tables it cannot route
+// (404) are left out. Any other failure fails the attempt.
+func (pl Planner) routes(ctx context.Context, names []string) (map[string]selector.Table, error) {
+	var mu sync.Mutex
+	out := make(map[string]selector.Table, len(names))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(routingLookups)
+	for _, name := range names {
+		g.Go(func() error {
+			rt, err := pl.Catalog.RoutingTable(gctx, name)
+			if errors.Is(err, pinot.ErrNoRouting) {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			t := selector.TableFromRouting(name, selector.Routing(rt))
+			mu.Lock()
+			out[name] = t
+			mu.Unlock()
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// TableNames lists the names of tables, in order.
+func TableNames(ts []selector.Table) []string {
+	out := make([]string, len(ts))
+	for i, t := range ts {
+		out[i] = t.Name
+	}
+	return out
+}
+
+// union returns a followed by the items of b not in a.
+func union(a, b []string) []string {
+	seen := make(map[string]bool, len(a)+len(b))
+	out := make([]string, 0, len(a)+len(b))
+	for _, x := range append(append([]string(nil), a...), b...) {
+		if !seen[x] {
+			seen[x] = true
+			out = append(out, x)
+		}
+	}
+	return out
+}

@@ -1,0 +1,235 @@
+package prober
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/pinot"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/selector"
+)
+
+// Prober runs warmups. Every dependency is injected.
+type Prober struct {
+	Broker   Broker
+	Planner  Planner
+	Observer Observer
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// ErrAllQueriesDropped ends a run whose every custom query was rejected.
+var ErrAllQueriesDropped = errors.New("every WARMUP_QUERY was rejected by the broker")
+
+// Run performs one warmup that ends by deadline at the latest: in-flight probes
+// are cancelled then, and a panic inside the run becomes outcome failed.
+func (p *Prober) Run(ctx context.Context, deadline time.Time) (rep Report) {
+	now := p.Now
+	if now == nil {
+		now = time.Now
+	}
+	start := now()
+	ctx, cancel := context.WithDeadline(ctx, deadline)
+	defer cancel()
+	r := &run{p: p, s: p.Planner.Settings, deadline: deadline, now: now}
+	defer func() {
+		if v := recover(); v != nil {
+			rep = Report{Outcome: OutcomeFailed, Err: fmt.Errorf("warmup panicked: %v", v)}
+		}
+		rep.Succeeded, rep.Failed = r.succeeded.Load(), r.failed.Load()
+		rep.Duration = now().Sub(start)
+	}()
+	return r.do(ctx)
+}
+
+type run struct {
+	p        *Prober
+	s        Settings
+	deadline time.Time
+	now      func() time.Time
+
+	seq       atomic.Uint64
+	succeeded atomic.Int64
+	failed    atomic.Int64
+}
+
+func (r *run) do(ctx context.Context) Report {
+	r.noScatter(ctx)
+	plan, err := r.plan(ctx)
+	if err != nil {
+		return Report{Outcome: OutcomeBudgetExpired, Err: err, Plan: plan}
+	}
+	r.p.Observer.Planned(plan)
+	if plan.Custom {
+		return r.custom(ctx, plan)
+	}
+	return r.defaults(ctx, plan)
+}
+
+// plan retries with backoff until a plan exists or the deadline passes.
+func (r *run) plan(ctx context.Context) (Plan, error) {
+	b := backoff{min: 100 * time.Millisecond, max: 2 * time.Second}
+	for {
+		plan, err := r.p.Planner.Plan(ctx)
+		if err == nil {
+			return plan, nil
+		}
+		if ctx.Err() != nil {
+			return plan, fmt.Errorf("budget ran out before a plan could be made: %w", err)
+		}
+		r.p.Observer.PlanRetry(err)
+		if !b.sleep(ctx) {
+			return plan, fmt.Errorf("budget ran out before a plan could be made: %w", err)
+		}
+	}
+}
+
+// noScatter warms compile and response building on the broker alone. A broker that
+// does not answer it (or answers with an error) ends the step at once: it is an
+// extra, never a reason to fail.
+func (r *run) noScatter(ctx context.Context) {
+	left := r.s.NoScatterProbes
+	for left > 0 && ctx.Err() == nil {
+		n := min(left, r.s.Concurrency)
+		var ok atomic.Int64
+		g := errgroup.Group{}
+		for range n {
+			g.Go(func() error {
+				if r.probe(ctx, StepNoScatter, NoScatterSQL).Class == pinot.Success {
+					ok.Add(1)
+				}
+				return nil
+			})
+		}
+		_ = g.Wait()
+		if ok.Load() < int64(n) {
+			return
+		}
+		left -= n
+	}
+}
+
+func (r *run) defaults(ctx context.Context, plan Plan) Report {
+	rot := selector.NewRotation(plan.Queries, 0)
+	b := backoff{min: 20 * time.Millisecond, max: time.Second}
+	for {
+		if rep, done := r.check(ctx, plan); done {
+			return rep
+		}
+		if r.round(ctx, rot.Batch(r.s.Concurrency), nil) {
+			b.reset()
+		} else {
+			b.sleep(ctx) // a deadline during the sleep is reported by check()
+		}
+	}
+}
+
+func (r *run) custom(ctx context.Context, plan Plan) Report {
+	live := append([]string(nil), plan.Queries...)
+	answered := map[string]bool{}
+	b := backoff{min: 20 * time.Millisecond, max: time.Second}
+	for {
+		if rep, done := r.check(ctx, plan); done {
+			return rep
+		}
+		batch := make([]string, 0, len(live)*r.s.Concurrency)
+		for range r.s.Concurrency {
+			batch = append(batch, live...)
+		}
+		bad := map[string]string{}
+		anyOK := r.round(ctx, batch, func(sql string, res pinot.Result) {
+			if res.Class == pinot.BadQuery {
+				bad[sql] = res.Message
+			}
+		})
+		live = r.dropBad(live, answered, bad)
+		if len(live) == 0 {
+			return Report{Outcome: OutcomeFailed, Err: ErrAllQueriesDropped, Plan: plan}
+		}
+		if anyOK {
+			b.reset()
+		} else {
+			b.sleep(ctx)
+		}
+	}
+}
+
+// dropBad removes queries whose first answer was a compile error; later bad
+// answers of a query that once worked only count as failures.
+func (r *run) dropBad(live []string, answered map[string]bool, bad map[string]string) []string {
+	kept := live[:0]
+	for _, q := range live {
+		reason, isBad := bad[q]
+		if isBad && !answered[q] {
+			r.p.Observer.QueryDropped(q, reason)
+			continue
+		}
+		answered[q] = true
+		kept = append(kept, q)
+	}
+	return kept
+}
+
+// check ends the run on the floor or the deadline.
+func (r *run) check(ctx context.Context, plan Plan) (Report, bool) {
+	if r.succeeded.Load() >= int64(r.s.MinIterations) {
+		return Report{Outcome: OutcomeWarm, Plan: plan}, true
+	}
+	if ctx.Err() != nil || !r.now().Before(r.deadline) {
+		return Report{Outcome: OutcomeBudgetExpired, Plan: plan}, true
+	}
+	return Report{}, false
+}
+
+// round fires batch concurrently and waits for all of it; it reports whether any
+// probe succeeded. seen, if set, hears each answer (under a lock).
+func (r *run) round(ctx context.Context, batch []string, seen func(string, pinot.Result)) bool {
+	var mu sync.Mutex
+	var anyOK atomic.Bool
+	g := errgroup.Group{}
+	for _, sql := range batch {
+		g.Go(func() error {
+			res := r.probe(ctx, StepProbe, sql)
+			if res.Class == pinot.Success {
+				anyOK.Store(true)
+			}
+			if seen != nil {
+				mu.Lock()
+				seen(sql, res)
+				mu.Unlock()
+			}
+			return nil
+		})
+	}
+	_ = g.Wait()
+	return anyOK.Load()
+}
+
+// probe runs one query with a timeout that never outlives the budget.
+func (r *run) probe(ctx context.Context, step, sql string) pinot.Result {
+	timeout := min(r.s.ProbeTimeout, r.deadline.Sub(r.now()))
+	if timeout <= 0 || ctx.Err() != nil {
+		return pinot.Result{Class: pinot.Transient, Message: "budget ran out"}
+	}
+	pctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	id := pinot.ProbeIDPrefix + r.s.RunID + "-" + strconv.FormatUint(r.seq.Add(1), 10)
+	t0 := r.now()
+	res := r.p.Broker.Query(pctx, pinot.Query{SQL: sql, Timeout: timeout, ClientQueryID: id})
+	lat := r.now().Sub(t0)
+	if step == StepProbe {
+		if res.Class == pinot.Success {
+			r.succeeded.Add(1)
+		} else {
+			r.failed.Add(1)
+		}
+	}
+	r.p.Observer.Probed(ProbeEvent{SQL: sql, Step: step, Result: res, Latency: lat})
+	return res
+}

@@ -77,6 +77,11 @@ func checkURL(name, raw string, required bool) error {
 	if raw == "" && !required {
 		return nil
 	}
+	// Credentials never belong in a URL here: it is logged at startup. Say so
+	// without echoing the value.
+	if strings.Contains(raw, "@") {
+		return fmt.Errorf("%s: a URL with user info (user:password@) is not accepted: expected a plain URL such as http://127.0.0.1:8099, with credentials in WARMUP_AUTH_HEADER_FILE", name)
+	}
 	u, err := url.Parse(raw)
 	// Hostname, not Host: "http://:8099" has a Host (":8099") but no host name.
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" {

@@ -2,6 +2,7 @@ package pinot
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 )
@@ -63,8 +64,14 @@ func Classify(status int, body []byte) Result {
 		r.Message = fmt.Sprintf("HTTP %d: %s", status, snippet(body))
 		return r
 	}
-	var br BrokerResponse
-	if err := json.Unmarshal(body, &br); err != nil {
+	// Decoding into a pointer tells a JSON object from "null", which would
+	// otherwise decode into a zero BrokerResponse: no exceptions, 0 of 0 servers,
+	// a success the broker never sent.
+	var br *BrokerResponse
+	if err := json.Unmarshal(body, &br); err != nil || br == nil {
+		if err == nil {
+			err = errors.New("not a JSON object")
+		}
 		r.Class = Transient
 		r.Message = fmt.Sprintf("unparsable broker answer (%v): %s", err, snippet(body))
 		return r

@@ -82,11 +82,23 @@ func httpError(what string, status int, body []byte) error {
 	return fmt.Errorf("%s: HTTP %d: %s", what, status, snippet(body))
 }
 
-// snippet keeps error text to one short line: brokers can answer HTML pages.
+// snippetRunes caps how much of an answer goes into an error or log line.
+const snippetRunes = 200
+
+// snippet keeps error text to one short, valid UTF-8 line: brokers and proxies can
+// answer HTML pages, stack traces or binary garbage. The cut falls on a rune
+// boundary, and an empty body says so instead of leaving a dangling "HTTP 503: ".
 func snippet(b []byte) string {
-	s := strings.Join(strings.Fields(string(b)), " ")
-	if len(s) > 200 {
-		s = s[:200] + "…"
+	s := strings.Join(strings.Fields(strings.ToValidUTF8(string(b), "\uFFFD")), " ")
+	if s == "" {
+		return "(empty body)"
+	}
+	n := 0
+	for i := range s {
+		if n == snippetRunes {
+			return s[:i] + "…"
+		}
+		n++
 	}
 	return s
 }

@@ -5,7 +5,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X main.version=$(VERSION)
 BIN := bin/warmup-sidecar
 
-.PHONY: all build test unit vet e2e demo bench fuzz clean
+.PHONY: all build test unit vet packaging e2e demo bench fuzz clean
 
 all: build
 
@@ -13,14 +13,20 @@ all: build
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/warmup-sidecar
 
-# What CI runs: vet, unit tests with the race detector, then the later layers.
-test: vet unit
+# What CI runs: vet, unit tests with the race detector, the packaging checks
+# (Dockerfile, chart, post-renderer, dashboard), then the later layers.
+test: vet unit packaging
 
 vet:
 	$(GO) vet ./...
 
 unit:
 	$(GO) test -race -count=1 ./...
+
+# hadolint, yamllint, helm lint/template, kubernetes-validate 1.29 + 1.34, inject on
+# the official chart's fixtures; installs its tools first (scripts/install-tools.sh).
+packaging:
+	bash scripts/check-packaging.sh
 
 clean:
 	rm -rf bin

@@ -1,12 +1,13 @@
 package main
 
 import (
-	"fmt"
 	"io"
+
+	injectcmd "github.com/warmup-sidecar/warmup-sidecar/internal/inject"
 )
 
-// inject is the Helm post-renderer. It is wired to internal/inject once that lands.
-func inject(_ []string, _ io.Reader, _, stderr io.Writer) int {
-	fmt.Fprintln(stderr, "warmup-sidecar inject: not built into this binary yet")
-	return exitBadConfig
+// inject is the Helm post-renderer: manifests on stdin, the same with the sidecar
+// added to every Pinot broker StatefulSet on stdout.
+func inject(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return injectcmd.Main(args, stdin, stdout, stderr)
 }

@@ -46,6 +46,7 @@ func (r Recorder) Probed(e prober.ProbeEvent) {
 		r.M.Probes.WithLabelValues(ResultFailure).Inc()
 	}
 	r.M.ProbeDuration.Observe(e.Latency.Seconds())
+	r.Board.ProbeLatency(e.Latency)
 	r.Board.Update(func(s *Status) {
 		if ok {
 			s.ProbesSucceeded++

@@ -29,7 +29,13 @@ type Status struct {
 	UncoveredServers []string  `json:"uncovered_servers"`
 	LastError        string    `json:"last_error,omitempty"`
 	LastProbeMs      float64   `json:"last_probe_ms,omitempty"`
+	// Medians of the first and the last LatencyWindow floor probes of the run.
+	FirstProbesMedianMs float64 `json:"first_probes_median_ms,omitempty"`
+	LastProbesMedianMs  float64 `json:"last_probes_median_ms,omitempty"`
 }
+
+// LatencyWindow is how many probes the first/last medians cover.
+const LatencyWindow = 50
 
 // Dropped is a custom query the broker rejected, with its reason.
 type Dropped struct {
@@ -44,6 +50,7 @@ type StatusBoard struct {
 	deadline time.Time
 	budget   time.Duration
 	now      func() time.Time
+	lat      latencyWindow
 }
 
 // NewStatusBoard makes an empty board; now is the clock.
@@ -52,6 +59,7 @@ func NewStatusBoard(enabled bool, floor int, budget time.Duration, now func() ti
 		s:      Status{Enabled: enabled, Floor: floor, BudgetSeconds: budget.Seconds(), Tables: []string{}, Queries: []string{}, UncoveredServers: []string{}},
 		budget: budget,
 		now:    now,
+		lat:    newLatencyWindow(LatencyWindow),
 	}
 }
 
@@ -72,6 +80,15 @@ func (b *StatusBoard) StartRun(start, deadline time.Time) {
 		StartedAt: start, Tables: []string{}, Queries: []string{}, UncoveredServers: []string{},
 	}
 	b.deadline = deadline
+	b.lat = newLatencyWindow(LatencyWindow)
+}
+
+// ProbeLatency adds one floor probe's round trip to the first/last windows.
+func (b *StatusBoard) ProbeLatency(d time.Duration) {
+	b.mu.Lock()
+	b.lat.add(d)
+	b.s.FirstProbesMedianMs, b.s.LastProbesMedianMs = medianMs(b.lat.first), medianMs(b.lat.last)
+	b.mu.Unlock()
 }
 
 // Snapshot copies the status, with the gate's view and the budget left.

@@ -25,6 +25,8 @@ type Plan struct {
 	Coverage *selector.Coverage
 	// Dropped are requested tables (WARMUP_TABLES) this broker cannot route.
 	Dropped []string
+	// Capped are routable requested tables left out by WARMUP_MAX_TABLES.
+	Capped []string
 }
 
 // ErrNothingRoutable means no requested or listed table has routing on this broker yet.
@@ -72,6 +74,12 @@ func (pl Planner) Plan(ctx context.Context) (Plan, error) {
 	var p Plan
 	if len(s.Tables) > 0 {
 		kept, dropped := selector.Routable(s.Tables, routes)
+		// MAX_TABLES caps probed tables however they were chosen: an explicit
+		// list keeps its order and is cut, and the cut is reported.
+		if s.MaxTables > 0 && len(kept) > s.MaxTables {
+			p.Capped = TableNames(kept[s.MaxTables:])
+			kept = kept[:s.MaxTables]
+		}
 		cov := selector.Cover(tables, len(tables))
 		cov.Chosen, cov.Uncovered = kept, selector.Uncovered(cov.Universe, kept)
 		p.Tables, p.Coverage, p.Dropped = kept, &cov, dropped

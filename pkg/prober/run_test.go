@@ -259,3 +259,18 @@ func TestRunFloorZeroIsWarmAtOnce(t *testing.T) {
 		t.Fatalf("outcome %s queries %d, want warm with no probe", rep.Outcome, b.Queries())
 	}
 }
+
+func TestExplicitTablesAreCutAtMaxTablesInOrder(t *testing.T) {
+	p, _, _, _ := cluster(t, Settings{MinIterations: 2, MaxTables: 1, Tables: []string{"orders", "clicks"}})
+	rep := p.Run(context.Background(), time.Now().Add(5*time.Second))
+	if got := TableNames(rep.Plan.Tables); len(got) != 1 || got[0] != "orders" {
+		t.Fatalf("tables = %v, want [orders]", got)
+	}
+	if len(rep.Plan.Capped) != 1 || rep.Plan.Capped[0] != "clicks" {
+		t.Errorf("capped = %v, want [clicks]", rep.Plan.Capped)
+	}
+	// orders is on server 1; clicks (server 2) and events (2, 3) are not probed.
+	if n := len(rep.Plan.Coverage.Uncovered); n != 2 {
+		t.Errorf("uncovered = %v, want servers 2 and 3", rep.Plan.Coverage.Uncovered)
+	}
+}

@@ -1,0 +1,139 @@
+{{/*
+The sidecar container: the one definition both delivery paths use. `warmup-sidecar inject`
+renders it from the copy of this chart embedded in the binary; umbrella charts and forks include
+it (see README.md). It reads only .Values (this chart's values) and, when present,
+.Capabilities, so a parent chart can call it with
+  (dict "Values" (index .Values "pinot-broker-warmup") "Capabilities" .Capabilities)
+*/}}
+
+{{- define "pinot-broker-warmup.container" -}}
+{{- $v := .Values -}}
+{{- include "pinot-broker-warmup.validate" . -}}
+name: warmup-sidecar
+image: {{ include "pinot-broker-warmup.image" $v | quote }}
+imagePullPolicy: {{ $v.image.pullPolicy }}
+args: ["serve"]
+{{- if $v.nativeSidecar }}
+# Native sidecar: runs for the pod's whole life, started before the broker. No startupProbe on
+# purpose: a warm-gated one would block the broker from starting at all.
+restartPolicy: Always
+{{- end }}
+ports:
+  - name: warmup
+    containerPort: {{ int $v.warmup.listenPort }}
+    protocol: TCP
+env:
+  {{- include "pinot-broker-warmup.env" $v | nindent 2 }}
+  {{- with $v.extraEnv }}
+  {{- toYaml . | nindent 2 }}
+  {{- end }}
+readinessProbe:
+  httpGet:
+    path: /readyz
+    port: warmup
+  {{- with $v.readinessProbe }}
+  {{- toYaml . | nindent 2 }}
+  {{- end }}
+livenessProbe:
+  httpGet:
+    path: /livez
+    port: warmup
+  {{- with $v.livenessProbe }}
+  {{- toYaml . | nindent 2 }}
+  {{- end }}
+resources:
+  {{- toYaml $v.resources | nindent 2 }}
+securityContext:
+  {{- toYaml $v.securityContext | nindent 2 }}
+terminationMessagePolicy: FallbackToLogsOnError
+{{- if $v.auth.existingSecret }}
+volumeMounts:
+  - name: warmup-auth
+    mountPath: {{ $v.auth.mountPath }}
+    readOnly: true
+{{- end }}
+{{- end -}}
+
+{{/*
+The WARMUP_* environment, one entry per DESIGN.md variable. Optional strings are left out when
+empty so the sidecar's own defaults (and its "controller required unless ..." rule) apply.
+*/}}
+{{- define "pinot-broker-warmup.env" -}}
+- name: WARMUP_ENABLED
+  value: {{ .warmup.enabled | quote }}
+- name: WARMUP_BROKER_URL
+  value: {{ include "pinot-broker-warmup.brokerUrl" . | quote }}
+{{- with .warmup.controllerUrl }}
+- name: WARMUP_CONTROLLER_URL
+  value: {{ . | quote }}
+{{- end }}
+- name: WARMUP_BUDGET
+  value: {{ .warmup.budget | quote }}
+- name: WARMUP_MIN_ITERATIONS
+  value: {{ int .warmup.minIterations | quote }}
+- name: WARMUP_MAX_TABLES
+  value: {{ int .warmup.maxTables | quote }}
+{{- with .warmup.queries }}
+- name: WARMUP_QUERY
+  value: {{ join ";" . | quote }}
+{{- end }}
+{{- with .warmup.tables }}
+- name: WARMUP_TABLES
+  value: {{ join "," . | quote }}
+{{- end }}
+- name: WARMUP_CONCURRENCY
+  value: {{ int .warmup.concurrency | quote }}
+- name: WARMUP_PROBE_TIMEOUT
+  value: {{ .warmup.probeTimeout | quote }}
+- name: WARMUP_FAIL_CLOSED
+  value: {{ .warmup.failClosed | quote }}
+- name: WARMUP_REARM
+  value: {{ .warmup.rearm | quote }}
+{{- if .auth.existingSecret }}
+- name: WARMUP_AUTH_HEADER_FILE
+  value: {{ printf "%s/%s" (trimSuffix "/" .auth.mountPath) .auth.key | quote }}
+{{- end }}
+- name: WARMUP_LISTEN_ADDR
+  value: {{ printf ":%d" (int .warmup.listenPort) | quote }}
+- name: WARMUP_LOG_FORMAT
+  value: {{ .warmup.logFormat | quote }}
+- name: WARMUP_LOG_LEVEL
+  value: {{ .warmup.logLevel | quote }}
+{{- end -}}
+
+{{/* The broker listener the probes use: explicit URL, else the loopback listener, else the query port. */}}
+{{- define "pinot-broker-warmup.brokerUrl" -}}
+{{- if .warmup.brokerUrl -}}
+{{- .warmup.brokerUrl -}}
+{{- else if .loopbackListener.enabled -}}
+{{- printf "http://127.0.0.1:%d" (int .loopbackListener.port) -}}
+{{- else -}}
+{{- printf "http://127.0.0.1:%d" (int .warmup.brokerPort) -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "pinot-broker-warmup.image" -}}
+{{- if .image.digest -}}
+{{- printf "%s@%s" .image.repository .image.digest -}}
+{{- else -}}
+{{- printf "%s:%s" .image.repository .image.tag -}}
+{{- end -}}
+{{- end -}}
+
+{{/*
+Checks that JSON schema cannot express: they need two values at once or the cluster version.
+*/}}
+{{- define "pinot-broker-warmup.validate" -}}
+{{- $v := .Values -}}
+{{- if and $v.warmup.enabled (not (or $v.warmup.controllerUrl $v.warmup.tables $v.warmup.queries)) -}}
+{{- fail "pinot-broker-warmup: set warmup.controllerUrl (the sidecar lists tables there), or warmup.tables or warmup.queries" -}}
+{{- end -}}
+{{- if and $v.loopbackListener.enabled (eq (int $v.loopbackListener.port) (int $v.warmup.brokerPort)) -}}
+{{- fail "pinot-broker-warmup: loopbackListener.port must differ from warmup.brokerPort (the broker's query port)" -}}
+{{- end -}}
+{{- if and $v.nativeSidecar .Capabilities -}}
+{{- if not (semverCompare ">=1.29.0-0" .Capabilities.KubeVersion.Version) -}}
+{{- fail (printf "pinot-broker-warmup: nativeSidecar needs Kubernetes >= 1.29 (restartPolicy on initContainers), this cluster is %s" .Capabilities.KubeVersion.Version) -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}

@@ -1,0 +1,55 @@
+{{/*
+Pod-spec fragments for the broker pod, each a YAML list (empty when the chart is disabled), so a
+broker StatefulSet template can write:
+  initContainers:
+    {{- include "pinot-broker-warmup.initContainers" $ctx | nindent 4 }}
+  containers:
+    - name: broker
+      ...
+    {{- include "pinot-broker-warmup.containers" $ctx | nindent 4 }}
+  volumes:
+    {{- include "pinot-broker-warmup.volumes" $ctx | nindent 4 }}
+where $ctx is (dict "Values" <this chart's values> "Capabilities" .Capabilities).
+The sidecar lands in exactly one of the two container lists, chosen by nativeSidecar.
+*/}}
+
+{{- define "pinot-broker-warmup.containers" -}}
+{{- if and .Values.enabled (not .Values.nativeSidecar) -}}
+- {{ include "pinot-broker-warmup.container" . | nindent 2 | trim }}
+{{- end -}}
+{{- end -}}
+
+{{- define "pinot-broker-warmup.initContainers" -}}
+{{- if and .Values.enabled .Values.nativeSidecar -}}
+- {{ include "pinot-broker-warmup.container" . | nindent 2 | trim }}
+{{- end -}}
+{{- end -}}
+
+{{- define "pinot-broker-warmup.volumes" -}}
+{{- if and .Values.enabled .Values.auth.existingSecret -}}
+- name: warmup-auth
+  secret:
+    secretName: {{ .Values.auth.existingSecret }}
+    # Only the header key, read-only for everyone in the pod (0444): the sidecar runs as 65532.
+    defaultMode: 292
+    items:
+      - key: {{ .Values.auth.key }}
+        path: {{ .Values.auth.key }}
+{{- end -}}
+{{- end -}}
+
+{{/*
+Lines to append to pinot-broker.conf for the loopback-only probe listener. Pinot builds one
+listener per name in pinot.broker.client.access.protocols, next to the queryPort one (which keeps
+the broker's instance id). If the broker config already sets access.protocols, add the name there
+instead of repeating the key: `inject` does that merge itself.
+*/}}
+{{- define "pinot-broker-warmup.brokerConfig" -}}
+{{- if and .Values.enabled .Values.loopbackListener.enabled -}}
+{{- $p := printf "pinot.broker.client.access.protocols.%s" .Values.loopbackListener.name -}}
+pinot.broker.client.access.protocols={{ .Values.loopbackListener.name }}
+{{ $p }}.protocol=http
+{{ $p }}.host=127.0.0.1
+{{ $p }}.port={{ int .Values.loopbackListener.port }}
+{{- end -}}
+{{- end -}}

@@ -1,0 +1,129 @@
+package inject
+
+import (
+	"fmt"
+	"path"
+	"strings"
+)
+
+// brokerTarget is a broker StatefulSet found in the manifests, with what inject needs from it.
+type brokerTarget struct {
+	index     int // position in the stream
+	name      string
+	namespace string
+	labels    map[string]string // pod template labels
+	port      int               // the broker's query port, read from its container
+	configMap configRef         // where pinot-broker.conf lives; zero when not found
+}
+
+// configRef names a key of a ConfigMap.
+type configRef struct {
+	name, key string
+}
+
+// isBrokerStatefulSet: a StatefulSet whose pod template carries every broker label (the official
+// chart: app=pinot, component=broker). Pod labels rather than the StatefulSet's own labels,
+// because the pod is what the sidecar joins and what the PodMonitor selects.
+func isBrokerStatefulSet(obj object, sts statefulSet, podLabels map[string]string) bool {
+	if obj.Kind != "StatefulSet" || !strings.HasPrefix(obj.APIVersion, "apps/") {
+		return false
+	}
+	for k, v := range podLabels {
+		if sts.Spec.Template.Metadata.Labels[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+// newBrokerTarget reads the broker port and config location from the broker container.
+func newBrokerTarget(index int, sts statefulSet, containerName string) (brokerTarget, error) {
+	t := brokerTarget{
+		index:     index,
+		name:      sts.Metadata.Name,
+		namespace: sts.Metadata.Namespace,
+		labels:    sts.Spec.Template.Metadata.Labels,
+	}
+	pod := sts.Spec.Template.Spec
+	var broker *container
+	for i := range pod.Containers {
+		if pod.Containers[i].Name == containerName {
+			broker = &pod.Containers[i]
+		}
+	}
+	if broker == nil {
+		return t, fmt.Errorf("StatefulSet %s has the broker pod labels but no container named %q (set brokerContainerName)", t.name, containerName)
+	}
+	p, err := brokerPort(*broker)
+	if err != nil {
+		return t, fmt.Errorf("StatefulSet %s: %w", t.name, err)
+	}
+	t.port = p
+	t.configMap = brokerConfigRef(*broker, pod.Volumes)
+	return t, nil
+}
+
+// brokerPort is the broker's query port: the container port named "broker" (official chart),
+// else the port its httpGet probes use, else its only container port. The official chart puts
+// broker.service.port in all of these, so a customised port (8199) is picked up either way.
+func brokerPort(c container) (int, error) {
+	named := map[string]int{}
+	for _, p := range c.Ports {
+		named[p.Name] = p.ContainerPort
+	}
+	if p, ok := named["broker"]; ok && p > 0 {
+		return p, nil
+	}
+	for _, pr := range []*probe{c.ReadinessProbe, c.LivenessProbe, c.StartupProbe} {
+		if pr == nil || pr.HTTPGet == nil {
+			continue
+		}
+		switch v := pr.HTTPGet.Port.(type) {
+		case int:
+			return v, nil
+		case string:
+			if p, ok := named[v]; ok {
+				return p, nil
+			}
+		}
+	}
+	if len(c.Ports) == 1 && c.Ports[0].ContainerPort > 0 {
+		return c.Ports[0].ContainerPort, nil
+	}
+	return 0, fmt.Errorf("cannot tell the query port of container %q: no port named \"broker\", no httpGet probe, and not exactly one container port", c.Name)
+}
+
+// brokerConfigRef finds the ConfigMap key behind "-configFileName <path>" in the broker's args
+// (how the official chart starts the broker): the volume mounted at that path's directory.
+func brokerConfigRef(c container, volumes []volume) configRef {
+	file := ""
+	args := append(append([]string{}, c.Command...), c.Args...)
+	for i := 0; i+1 < len(args); i++ {
+		if args[i] == "-configFileName" {
+			file = args[i+1]
+		}
+	}
+	if file == "" {
+		return configRef{}
+	}
+	for _, m := range c.VolumeMounts {
+		dir := strings.TrimSuffix(m.MountPath, "/")
+		if m.SubPath != "" || path.Dir(file) != dir {
+			continue
+		}
+		rel := path.Base(file)
+		for _, v := range volumes {
+			if v.Name != m.Name || v.ConfigMap == nil {
+				continue
+			}
+			key := rel
+			for _, it := range v.ConfigMap.Items {
+				if it.Path == rel {
+					key = it.Key
+				}
+			}
+			return configRef{name: v.ConfigMap.Name, key: key}
+		}
+	}
+	return configRef{}
+}

@@ -1,0 +1,146 @@
+package inject
+
+import (
+	"fmt"
+	"io"
+)
+
+// inject adds the sidecar to every broker StatefulSet in the manifests read from in and writes
+// the whole stream to out. Documents it does not change are written back byte for byte.
+func inject(r *renderer, in io.Reader, out, log io.Writer) error {
+	raw, err := io.ReadAll(in)
+	if err != nil {
+		return inputErr(fmt.Errorf("reading manifests from stdin: %w", err))
+	}
+	docs, err := parseStream(raw)
+	if err != nil {
+		return inputErr(err)
+	}
+	if !r.enabled() {
+		fmt.Fprintln(log, "inject: enabled is false in the values: manifests passed through unchanged")
+		_, err := out.Write(raw)
+		return err
+	}
+	if err := injectAll(r, docs, log); err != nil {
+		return err
+	}
+	for i := range docs {
+		if docs[i].changed {
+			body, err := encode(docs[i].node)
+			if err != nil {
+				return fmt.Errorf("writing %s %s: %w", docs[i].obj.Kind, docs[i].obj.Metadata.Name, err)
+			}
+			docs[i].body = body
+		}
+	}
+	all := make([]document, len(docs))
+	for i, d := range docs {
+		all[i] = d.document
+	}
+	_, err = out.Write(joinStream(all))
+	return err
+}
+
+// injectAll edits the parsed documents in place.
+func injectAll(r *renderer, docs []manifest, log io.Writer) error {
+	podLabels := stringMap(lookup(r.values, "brokerPodLabels"))
+	containerName, _ := lookup(r.values, "brokerContainerName").(string)
+	var services []service
+	configMaps := map[string]int{} // namespace/name -> index
+	var targets []brokerTarget
+	for i, d := range docs {
+		if d.node == nil {
+			continue
+		}
+		switch d.obj.Kind {
+		case "Service":
+			var s service
+			if err := d.node.Decode(&s); err != nil {
+				return inputErr(fmt.Errorf("reading Service %s (line %d): %w", d.obj.Metadata.Name, d.line, err))
+			}
+			services = append(services, s)
+		case "ConfigMap":
+			configMaps[d.obj.Metadata.Namespace+"/"+d.obj.Metadata.Name] = i
+		case "StatefulSet":
+			var sts statefulSet
+			if err := d.node.Decode(&sts); err != nil {
+				return inputErr(fmt.Errorf("reading StatefulSet %s (line %d): %w", d.obj.Metadata.Name, d.line, err))
+			}
+			if !isBrokerStatefulSet(d.obj, sts, podLabels) {
+				continue
+			}
+			t, err := newBrokerTarget(i, sts, containerName)
+			if err != nil {
+				return inputErr(err)
+			}
+			targets = append(targets, t)
+		}
+	}
+	if len(targets) == 0 {
+		fmt.Fprintf(log, "inject: no StatefulSet with pod labels %v found: manifests passed through unchanged\n", podLabels)
+	}
+	for _, t := range targets {
+		overrides := map[string]any{"warmup": map[string]any{"brokerPort": t.port}}
+		controller := ""
+		if needsController(r.values) {
+			controller = controllerURL(services, t)
+			if controller != "" {
+				overrides["warmup"].(map[string]any)["controllerUrl"] = controller
+			}
+		}
+		inj, err := r.render(overrides, t.namespace)
+		if err != nil {
+			return usageErr(fmt.Errorf("StatefulSet %s: %w", t.name, err))
+		}
+		d := &docs[t.index]
+		if splicePod(documentRoot(d.node), inj) {
+			d.changed = true
+		}
+		if inj.brokerConfig != "" {
+			if err := addListener(docs, configMaps, t, inj.brokerConfig); err != nil {
+				return inputErr(err)
+			}
+		}
+		fmt.Fprintf(log, "inject: StatefulSet %s: sidecar added (broker port %d%s)\n", t.name, t.port, describeController(controller))
+	}
+	return nil
+}
+
+// needsController: an enabled sidecar needs a controller URL unless the values name one, or
+// name the tables or queries to probe (DESIGN.md, WARMUP_CONTROLLER_URL).
+func needsController(values map[string]any) bool {
+	if on, _ := lookup(values, "warmup", "enabled").(bool); !on {
+		return false
+	}
+	for _, k := range []string{"controllerUrl", "tables", "queries"} {
+		switch v := lookup(values, "warmup", k).(type) {
+		case string:
+			if v != "" {
+				return false
+			}
+		case []any:
+			if len(v) > 0 {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func describeController(url string) string {
+	if url == "" {
+		return ""
+	}
+	return ", controller " + url
+}
+
+// stringMap converts a decoded values map of strings.
+func stringMap(v any) map[string]string {
+	out := map[string]string{}
+	if m, ok := v.(map[string]any); ok {
+		for k, val := range m {
+			out[k] = fmt.Sprint(val)
+		}
+	}
+	return out
+}

@@ -1,0 +1,90 @@
+// Package inject is `warmup-sidecar inject`, a Helm post-renderer: it reads manifests on stdin,
+// adds the warmup sidecar to every Pinot broker StatefulSet and writes them to stdout. The
+// container comes from rendering the chart embedded in the binary (charts/pinot-broker-warmup),
+// so the post-renderer and the chart cannot drift apart.
+package inject
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// Exit codes: 0 ok, 1 bad manifest input, 2 bad usage or bad values.
+const (
+	exitOK    = 0
+	exitInput = 1
+	exitUsage = 2
+)
+
+// defaultKubeVersion is what the chart's version checks see: inject cannot ask the cluster. It
+// is the oldest Kubernetes with native sidecars, so nativeSidecar passes unless told otherwise.
+const defaultKubeVersion = "v1.29.0"
+
+const usage = `usage: warmup-sidecar inject [--values FILE]... [--kube-version VERSION] < manifests > manifests
+
+Helm post-renderer: adds the warmup sidecar, rendered from the embedded pinot-broker-warmup chart,
+to every Pinot broker StatefulSet in the manifests on stdin, and writes all manifests to stdout.
+Without --values it injects the chart's defaults (enabled defaults to true here).
+
+  helm install pinot pinot/pinot --post-renderer warmup-sidecar \
+    --post-renderer-args inject --post-renderer-args --values=warmup-values.yaml
+`
+
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+func inputErr(err error) error { return &exitError{exitInput, err} }
+func usageErr(err error) error { return &exitError{exitUsage, err} }
+
+// valuesFlag collects repeated --values flags, in order.
+type valuesFlag []string
+
+func (v *valuesFlag) String() string     { return strings.Join(*v, ",") }
+func (v *valuesFlag) Set(s string) error { *v = append(*v, s); return nil }
+
+// Main runs `warmup-sidecar inject`; args are what follows "inject".
+func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("inject", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, usage) }
+	var values valuesFlag
+	fs.Var(&values, "values", "values `FILE` for the pinot-broker-warmup chart (repeatable, later wins)")
+	fs.Var(&values, "f", "shorthand for --values")
+	kubeVersion := fs.String("kube-version", defaultKubeVersion, "Kubernetes version the chart's checks assume")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		return exitUsage
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "inject: unexpected argument %q\n%s", fs.Arg(0), usage)
+		return exitUsage
+	}
+	err := run(values, *kubeVersion, stdin, stdout, stderr)
+	if err == nil {
+		return exitOK
+	}
+	fmt.Fprintf(stderr, "inject: %v\n", err)
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return ee.code
+	}
+	return exitInput
+}
+
+func run(values []string, kubeVersion string, stdin io.Reader, stdout, stderr io.Writer) error {
+	r, err := newRenderer(values, kubeVersion)
+	if err != nil {
+		return usageErr(err)
+	}
+	return inject(r, stdin, stdout, stderr)
+}

@@ -1,0 +1,74 @@
+package inject
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+
+	yaml "go.yaml.in/yaml/v3"
+)
+
+// manifest is one document of the stream with its parsed node tree (nil when it holds only
+// comments, as Helm's output for disabled templates does).
+type manifest struct {
+	document
+	line    int // 1-based line where the body starts, for error messages
+	node    *yaml.Node
+	obj     object
+	changed bool
+}
+
+// parseStream splits and parses the manifests. Any document that is not YAML, or not a mapping,
+// is an error: Helm would reject it too, and guessing would risk dropping it.
+func parseStream(raw []byte) ([]manifest, error) {
+	var docs []manifest
+	line := 1
+	for n, d := range splitStream(raw) {
+		if d.separator != "" {
+			line++
+		}
+		m := manifest{document: d, line: line}
+		line += strings.Count(d.body, "\n")
+		var node yaml.Node
+		if err := yaml.Unmarshal([]byte(d.body), &node); err != nil {
+			return nil, fmt.Errorf("manifest document %d (line %d) is not valid YAML: %w", n+1, m.line, err)
+		}
+		if root := documentRoot(&node); root != nil {
+			if root.Kind != yaml.MappingNode {
+				return nil, fmt.Errorf("manifest document %d (line %d) is not a Kubernetes object: want a mapping, got %s", n+1, m.line, kindName(root))
+			}
+			if err := node.Decode(&m.obj); err != nil {
+				return nil, fmt.Errorf("manifest document %d (line %d): reading apiVersion/kind/metadata: %w", n+1, m.line, err)
+			}
+			m.node = &node
+		}
+		docs = append(docs, m)
+	}
+	return docs, nil
+}
+
+func kindName(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.ScalarNode:
+		return fmt.Sprintf("the scalar %q", n.Value)
+	case yaml.AliasNode:
+		return "an alias"
+	}
+	return "something else"
+}
+
+// encode writes a changed document with two-space indentation, comments and key order kept.
+func encode(n *yaml.Node) (string, error) {
+	var buf bytes.Buffer
+	enc := yaml.NewEncoder(&buf)
+	enc.SetIndent(2)
+	if err := enc.Encode(n); err != nil {
+		return "", err
+	}
+	if err := enc.Close(); err != nil {
+		return "", err
+	}
+	return buf.String(), nil
+}

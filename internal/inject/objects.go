@@ -1,0 +1,85 @@
+package inject
+
+// The few fields inject reads from manifests, decoded from the same node tree it edits.
+// Everything else is left as nodes and never interpreted.
+
+type objectMeta struct {
+	Name      string            `yaml:"name"`
+	Namespace string            `yaml:"namespace"`
+	Labels    map[string]string `yaml:"labels"`
+}
+
+type object struct {
+	APIVersion string     `yaml:"apiVersion"`
+	Kind       string     `yaml:"kind"`
+	Metadata   objectMeta `yaml:"metadata"`
+}
+
+type statefulSet struct {
+	Metadata objectMeta `yaml:"metadata"`
+	Spec     struct {
+		Template struct {
+			Metadata objectMeta `yaml:"metadata"`
+			Spec     podSpec    `yaml:"spec"`
+		} `yaml:"template"`
+	} `yaml:"spec"`
+}
+
+type podSpec struct {
+	Containers     []container `yaml:"containers"`
+	InitContainers []container `yaml:"initContainers"`
+	Volumes        []volume    `yaml:"volumes"`
+}
+
+type container struct {
+	Name           string        `yaml:"name"`
+	Args           []string      `yaml:"args"`
+	Command        []string      `yaml:"command"`
+	Ports          []port        `yaml:"ports"`
+	VolumeMounts   []volumeMount `yaml:"volumeMounts"`
+	ReadinessProbe *probe        `yaml:"readinessProbe"`
+	LivenessProbe  *probe        `yaml:"livenessProbe"`
+	StartupProbe   *probe        `yaml:"startupProbe"`
+}
+
+type port struct {
+	Name          string `yaml:"name"`
+	ContainerPort int    `yaml:"containerPort"`
+}
+
+type probe struct {
+	HTTPGet *struct {
+		// An int or a port name, as Kubernetes allows.
+		Port any `yaml:"port"`
+	} `yaml:"httpGet"`
+}
+
+type volumeMount struct {
+	Name      string `yaml:"name"`
+	MountPath string `yaml:"mountPath"`
+	SubPath   string `yaml:"subPath"`
+}
+
+type volume struct {
+	Name      string `yaml:"name"`
+	ConfigMap *struct {
+		Name  string `yaml:"name"`
+		Items []struct {
+			Key  string `yaml:"key"`
+			Path string `yaml:"path"`
+		} `yaml:"items"`
+	} `yaml:"configMap"`
+}
+
+type service struct {
+	Metadata objectMeta `yaml:"metadata"`
+	Spec     struct {
+		Type      string            `yaml:"type"`
+		ClusterIP string            `yaml:"clusterIP"`
+		Selector  map[string]string `yaml:"selector"`
+		Ports     []struct {
+			Name string `yaml:"name"`
+			Port int    `yaml:"port"`
+		} `yaml:"ports"`
+	} `yaml:"spec"`
+}

@@ -1,0 +1,97 @@
+package inject
+
+import (
+	"fmt"
+
+	yaml "go.yaml.in/yaml/v3"
+	"helm.sh/helm/v3/pkg/chart"
+	"helm.sh/helm/v3/pkg/chartutil"
+	"helm.sh/helm/v3/pkg/engine"
+)
+
+// renderer renders the chart's injection template with Helm's own engine, values coalescing and
+// schema validation: what inject adds is what `helm template` renders for the same values.
+type renderer struct {
+	chart  *chart.Chart
+	user   map[string]any // merged --values files
+	files  []string
+	caps   *chartutil.Capabilities
+	values map[string]any // user values coalesced with the chart defaults, schema-checked
+}
+
+// injection is what the chart says to add to one broker pod.
+type injection struct {
+	containers     []*yaml.Node
+	initContainers []*yaml.Node
+	volumes        []*yaml.Node
+	brokerConfig   string
+}
+
+func newRenderer(files []string, kubeVersion string) (*renderer, error) {
+	c, err := loadChart()
+	if err != nil {
+		return nil, err
+	}
+	user, err := readValues(files)
+	if err != nil {
+		return nil, err
+	}
+	kv, err := chartutil.ParseKubeVersion(kubeVersion)
+	if err != nil {
+		return nil, fmt.Errorf("parsing --kube-version %q: %w", kubeVersion, err)
+	}
+	caps := chartutil.DefaultCapabilities.Copy()
+	caps.KubeVersion = *kv
+	r := &renderer{chart: c, user: user, files: files, caps: caps}
+	// Validate once up front so a bad values file fails before any manifest is read.
+	top, err := chartutil.ToRenderValues(c, user, chartutil.ReleaseOptions{Name: "inject"}, caps)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", describeFiles(files), err)
+	}
+	r.values = top["Values"].(chartutil.Values).AsMap()
+	return r, nil
+}
+
+// enabled is the chart's opt-in switch after inject's default (true) and the values files.
+func (r *renderer) enabled() bool {
+	b, _ := lookup(r.values, "enabled").(bool)
+	return b
+}
+
+// render renders the injection for one broker pod: the user's values plus what inject read
+// from the manifests (the broker port, and the controller URL when the values leave it empty).
+func (r *renderer) render(overrides map[string]any, namespace string) (injection, error) {
+	vals := mergeMaps(r.user, overrides)
+	opts := chartutil.ReleaseOptions{Name: "inject", Namespace: namespace}
+	top, err := chartutil.ToRenderValues(r.chart, vals, opts, r.caps)
+	if err != nil {
+		return injection{}, fmt.Errorf("%s: %w", describeFiles(r.files), err)
+	}
+	out, err := engine.Render(r.chart, top)
+	if err != nil {
+		return injection{}, fmt.Errorf("rendering the chart with %s: %w", describeFiles(r.files), err)
+	}
+	text := out[r.chart.Name()+"/"+injectionTemplate]
+	var doc yaml.Node
+	if err := yaml.Unmarshal([]byte(text), &doc); err != nil {
+		return injection{}, fmt.Errorf("parsing the chart's pinot-broker-warmup.injection output: %w\n%s", err, text)
+	}
+	root := documentRoot(&doc)
+	inj := injection{
+		containers:     items(mapValue(root, "containers")),
+		initContainers: items(mapValue(root, "initContainers")),
+		volumes:        items(mapValue(root, "volumes")),
+	}
+	if bc := mapValue(root, "brokerConfig"); bc != nil {
+		inj.brokerConfig = bc.Value
+	}
+	return inj, nil
+}
+
+// items is the entries of a sequence node; nil for a missing or null value.
+func items(seq *yaml.Node) []*yaml.Node {
+	if seq == nil || seq.Kind != yaml.SequenceNode {
+		return nil
+	}
+	return seq.Content
+}

@@ -1,0 +1,72 @@
+package inject
+
+import (
+	yaml "go.yaml.in/yaml/v3"
+)
+
+// splicePod puts the rendered containers and volumes into a broker StatefulSet's pod spec.
+// Any container or volume already there under a rendered name is removed first, from both
+// container lists, so a second run (or a switch to nativeSidecar) still leaves exactly one
+// sidecar. The broker container and every other entry are not touched. Reports whether the
+// document changed.
+func splicePod(stsRoot *yaml.Node, inj injection) bool {
+	pod := at(stsRoot, "spec", "template", "spec")
+	if pod == nil || pod.Kind != yaml.MappingNode {
+		return false
+	}
+	names := map[string]bool{}
+	for _, c := range append(append([]*yaml.Node{}, inj.containers...), inj.initContainers...) {
+		names[nameOf(c)] = true
+	}
+	changed := false
+	for _, key := range []string{"containers", "initContainers"} {
+		if removeNamed(mapValue(pod, key), names) {
+			changed = true
+		}
+	}
+	if appendAll(pod, "containers", inj.containers) {
+		changed = true
+	}
+	if appendAll(pod, "initContainers", inj.initContainers) {
+		changed = true
+	}
+	volNames := map[string]bool{}
+	for _, v := range inj.volumes {
+		volNames[nameOf(v)] = true
+	}
+	if removeNamed(mapValue(pod, "volumes"), volNames) {
+		changed = true
+	}
+	if appendAll(pod, "volumes", inj.volumes) {
+		changed = true
+	}
+	return changed
+}
+
+// removeNamed drops the entries of a sequence whose name is in names.
+func removeNamed(seq *yaml.Node, names map[string]bool) bool {
+	if seq == nil || seq.Kind != yaml.SequenceNode || len(names) == 0 {
+		return false
+	}
+	kept := seq.Content[:0:0]
+	for _, n := range seq.Content {
+		if !names[nameOf(n)] {
+			kept = append(kept, n)
+		}
+	}
+	removed := len(kept) != len(seq.Content)
+	seq.Content = kept
+	return removed
+}
+
+// appendAll appends entries to the sequence under key, creating it if needed. Native sidecars
+// go last among initContainers: the other init containers (the official chart's
+// broker.initContainers) still run to completion first, as they did without it.
+func appendAll(pod *yaml.Node, key string, entries []*yaml.Node) bool {
+	if len(entries) == 0 {
+		return false
+	}
+	seq := sequenceAt(pod, key)
+	seq.Content = append(seq.Content, entries...)
+	return true
+}

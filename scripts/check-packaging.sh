@@ -1,0 +1,306 @@
+#!/usr/bin/env bash
+# Checks the Kubernetes packaging: Dockerfile, chart, schema, dashboard, the inject
+# post-renderer, and the static binary the Dockerfile builds. Prints one line per check and a
+# closing "N passed, M failed"; exits non-zero if any check failed.
+#
+# Usage: scripts/check-packaging.sh      (installs its tools first: scripts/install-tools.sh)
+set -uo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT" || exit 2
+FIXTURES="${WARMUP_FIXTURES:-$ROOT/../shared/fixtures/pinot-helm}"
+CHART=charts/pinot-broker-warmup
+UMBRELLA=charts/examples/pinot-broker-with-warmup
+# Kubernetes versions to validate against: the oldest with native sidecars, and a current one.
+KUBE_VERSIONS=(1.29.0 1.34.0)
+
+BIN_DIR="$(scripts/install-tools.sh | tail -1)" || {
+	echo "check-packaging: scripts/install-tools.sh failed" >&2
+	exit 2
+}
+export PATH="$BIN_DIR:$PATH"
+# The tools venv has PyYAML (a kubernetes-validate dependency) for the structural checks.
+PYTHON="$BIN_DIR/../venv/bin/python"
+
+WORK="$(mktemp -d)"
+trap 'rm -rf "$WORK"' EXIT
+passed=0
+failed=0
+failures=()
+
+# check NAME CMD...: runs CMD with its output in a log, shown only on failure.
+check() {
+	local name="$1"
+	shift
+	local log="$WORK/log"
+	if "$@" >"$log" 2>&1; then
+		passed=$((passed + 1))
+		printf 'PASS  %s\n' "$name"
+	else
+		failed=$((failed + 1))
+		failures+=("$name")
+		printf 'FAIL  %s\n' "$name"
+		sed 's/^/      /' "$log" | tail -40
+	fi
+}
+
+# must_fail NAME CMD...: the check passes only if CMD fails.
+must_fail() {
+	local name="$1"
+	shift
+	check "$name" negate "$@"
+}
+negate() { ! "$@"; }
+
+# validate FILE VERSION: kubernetes-validate --strict. The only warning allowed is the
+# PodMonitor's: its CRD schema is not bundled with kubernetes-validate.
+validate() {
+	local out
+	out="$(kubernetes-validate --strict --kubernetes-version "$2" "$1" 2>&1)" || {
+		echo "$out"
+		return 1
+	}
+	echo "$out"
+	if grep -v "Couldn't find schema for kind PodMonitor" <<<"$out" | grep -q '^WARN'; then
+		echo "unexpected warning"
+		return 1
+	fi
+}
+
+# sidecar_in FILE LIST: the rendered broker StatefulSets each hold the sidecar exactly once, in
+# LIST (containers or initContainers); in initContainers it must be a native sidecar
+# (restartPolicy: Always) and no sidecar may have a startupProbe (it would gate on warmth).
+sidecar_in() {
+	"$PYTHON" - "$1" "$2" <<'EOF'
+import sys, yaml
+path, want = sys.argv[1], sys.argv[2]
+brokers = [d for d in yaml.safe_load_all(open(path)) if d and d.get("kind") == "StatefulSet"
+           and d["spec"]["template"]["metadata"].get("labels", {}).get("component") == "broker"]
+if not brokers:
+    sys.exit("no broker StatefulSet in " + path)
+for sts in brokers:
+    pod = sts["spec"]["template"]["spec"]
+    found = [(lst, c) for lst in ("containers", "initContainers") for c in (pod.get(lst) or [])
+             if c["name"] == "warmup-sidecar"]
+    if len(found) != 1 or found[0][0] != want:
+        sys.exit(f"{sts['metadata']['name']}: sidecar found as {[f[0] for f in found]}, want once in {want}")
+    c = found[0][1]
+    if "startupProbe" in c:
+        sys.exit("the sidecar has a startupProbe")
+    if want == "initContainers" and c.get("restartPolicy") != "Always":
+        sys.exit("native sidecar without restartPolicy: Always")
+    print(f"{sts['metadata']['name']}: one sidecar in {want}, restartPolicy={c.get('restartPolicy')}")
+EOF
+}
+
+# ---- Dockerfile ------------------------------------------------------------------------
+check "hadolint Dockerfile (.hadolint.yaml, failure-threshold style)" hadolint Dockerfile
+
+# ---- hand-written YAML -----------------------------------------------------------------
+check "yamllint chart Chart.yaml/values.yaml, example chart, lint configs" \
+	yamllint --strict -c .yamllint.yaml \
+	"$CHART/Chart.yaml" "$CHART/values.yaml" "$UMBRELLA/Chart.yaml" "$UMBRELLA/values.yaml" \
+	.hadolint.yaml .yamllint.yaml
+
+same_version() {
+	local app tag
+	app="$(sed -n 's/^appVersion: *"\{0,1\}\([^"]*\)"\{0,1\}$/\1/p' "$CHART/Chart.yaml")"
+	tag="$(sed -n 's/^  tag: *"\{0,1\}\([^"]*\)"\{0,1\}$/\1/p' "$CHART/values.yaml")"
+	echo "appVersion=$app image.tag=$tag"
+	[[ -n "$app" && "$app" == "$tag" ]]
+}
+check "values image.tag equals Chart.yaml appVersion" same_version
+
+# ---- dashboard ---------------------------------------------------------------------------
+DASHBOARD="$CHART/dashboards/pinot-broker-warmup.json"
+# Every expr, with Grafana's variables replaced as a single scraped sidecar would see them,
+# must parse as PromQL (promtool checks recording rules built from them).
+dashboard_promql() {
+	python3 - "$DASHBOARD" >"$WORK/dashboard-rules.yaml" <<'EOF' || return 1
+import json, sys
+d = json.load(open(sys.argv[1]))
+exprs = [t["expr"] for p in d["panels"] for t in p.get("targets", [])]
+if not exprs:
+    sys.exit("no expr in the dashboard")
+subst = {"$namespace": ".*", "$pod": ".*", "$__rate_interval": "1m", "$__range": "1h"}
+print("groups:\n  - name: dashboard\n    rules:")
+for i, e in enumerate(exprs):
+    for k, v in subst.items():
+        e = e.replace(k, v)
+    print(f"      - record: dashboard:expr{i}\n        expr: {json.dumps(e)}")
+EOF
+	cat "$WORK/dashboard-rules.yaml"
+	promtool check rules "$WORK/dashboard-rules.yaml"
+}
+check "dashboard JSON parses and every expr is valid PromQL (promtool)" dashboard_promql
+
+# ---- chart: lint and template every variant ---------------------------------------------
+write_variants() {
+	mkdir -p "$WORK/values"
+	: >"$WORK/values/disabled.yaml"
+	printf 'enabled: true\n' >"$WORK/values/enabled.yaml"
+	printf 'enabled: true\nnativeSidecar: true\n' >"$WORK/values/native.yaml"
+	cat >"$WORK/values/auth.yaml" <<'EOF'
+enabled: true
+auth:
+  existingSecret: pinot-warmup-auth
+loopbackListener:
+  enabled: true
+podMonitor:
+  labels:
+    release: kube-prometheus-stack
+EOF
+}
+write_variants
+VARIANTS=(disabled enabled native auth)
+
+# The example umbrella chart renders the broker StatefulSet with the sidecar from the named
+# templates: the only way to see the container itself through `helm template`.
+UMB="$WORK/umbrella"
+cp -r "$UMBRELLA" "$UMB"
+mkdir -p "$UMB/charts"
+cp -r "$CHART" "$UMB/charts/"
+
+umbrella_values() { # nests a variant under the dependency's key
+	{
+		echo "pinot-broker-warmup:"
+		sed 's/^/  /' "$WORK/values/$1.yaml"
+		echo "  warmup:"
+		echo "    brokerPort: 8099"
+		echo "    controllerUrl: http://pinot-controller:9000"
+	} >"$WORK/values/umbrella-$1.yaml"
+}
+
+for v in "${VARIANTS[@]}"; do
+	umbrella_values "$v"
+	for k in "${KUBE_VERSIONS[@]}"; do
+		check "helm lint --strict $CHART [$v] kube $k" \
+			helm lint --strict "$CHART" --kube-version "$k" -f "$WORK/values/$v.yaml"
+		check "helm lint --strict umbrella example [$v] kube $k" \
+			helm lint --strict "$UMB" --kube-version "$k" -f "$WORK/values/umbrella-$v.yaml"
+		out="$WORK/chart-$v-$k.yaml"
+		check "helm template $CHART [$v] kube $k" \
+			bash -c 'helm template warmup "$1" --namespace pinot --kube-version "$2" -f "$3" >"$4"' _ \
+			"$CHART" "$k" "$WORK/values/$v.yaml" "$out"
+		check "kubernetes-validate --strict chart [$v] at $k" validate "$out" "$k"
+		uout="$WORK/umbrella-$v-$k.yaml"
+		check "helm template umbrella example [$v] kube $k" \
+			bash -c 'helm template pinot "$1" --namespace pinot --kube-version "$2" -f "$3" >"$4"' _ \
+			"$UMB" "$k" "$WORK/values/umbrella-$v.yaml" "$uout"
+		check "kubernetes-validate --strict umbrella example [$v] at $k" validate "$uout" "$k"
+	done
+done
+
+check "disabled chart renders no object" bash -c '[[ $(grep -c "^kind:" "$1") == 0 ]]' _ "$WORK/chart-disabled-1.29.0.yaml"
+check "enabled chart renders the PodMonitor and the dashboard ConfigMap" bash -c \
+	'grep -q "^kind: PodMonitor" "$1" && grep -q "grafana_dashboard: \"1\"" "$1"' _ "$WORK/chart-enabled-1.29.0.yaml"
+check "umbrella [enabled]: the sidecar once in containers, no startupProbe" \
+	sidecar_in "$WORK/umbrella-enabled-1.29.0.yaml" containers
+check "umbrella [native]: the sidecar once in initContainers, restartPolicy Always, no startupProbe" \
+	sidecar_in "$WORK/umbrella-native-1.29.0.yaml" initContainers
+must_fail "native sidecar refused below Kubernetes 1.29" \
+	helm template pinot "$UMB" --kube-version 1.28.0 -f "$WORK/values/umbrella-native.yaml"
+
+# ---- schema: wrong types and out-of-range values must fail -----------------------------
+BAD_VALUES=(
+	enabled=yes
+	warmup.enabled=maybe
+	warmup.concurrency=0
+	warmup.concurrency=65
+	warmup.concurrency=two
+	warmup.minIterations=-1
+	warmup.maxTables=0
+	warmup.budget=0s
+	warmup.budget=15
+	warmup.probeTimeout=soon
+	warmup.listenPort=0
+	warmup.listenPort=70000
+	warmup.brokerPort=http
+	warmup.brokerUrl=localhost:8099
+	warmup.logLevel=trace
+	warmup.logFormat=xml
+	'warmup.tables[0]=a,b'
+	'warmup.queries[0]=SELECT 1; SELECT 2'
+	warmup.budgetMs=15000
+	image.pullPolicy=Sometimes
+	image.digest=latest
+	nativeSidecar=1
+	auth.existingSecret=Not_A_Name
+	loopbackListener.port=99999
+	loopbackListener.name=http
+	'extraEnv[0].name=WARMUP_BUDGET'
+	podMonitor.interval=often
+	dashboard.namespace=Bad_NS
+	readinessProbe.periodSeconds=0
+)
+for bad in "${BAD_VALUES[@]}"; do
+	must_fail "schema rejects $bad (helm template)" \
+		helm template warmup "$CHART" --kube-version 1.29.0 --set enabled=true --set "$bad"
+	must_fail "schema rejects $bad (helm lint)" \
+		helm lint --strict "$CHART" --kube-version 1.29.0 --set enabled=true --set "$bad"
+done
+must_fail "container template refuses no controller, tables or queries" \
+	helm template pinot "$UMB" --kube-version 1.29.0 --set pinot-broker-warmup.warmup.controllerUrl=
+
+# ---- the static binary, built by the Dockerfile's own command ---------------------------
+BIN="$WORK/out/warmup-sidecar"
+VERSION="0.0.0-check"
+build_like_dockerfile() {
+	local env_line run_line
+	env_line="$(grep -m1 '^ENV CGO_ENABLED' Dockerfile)"
+	run_line="$(grep -A1 '^# check-packaging: build' Dockerfile | tail -1)"
+	[[ -n "$env_line" && "$run_line" == RUN* ]] || {
+		echo "cannot find the build ENV/RUN lines in the Dockerfile"
+		return 1
+	}
+	# Same ENV and command; only BuildKit's cache mounts are dropped and /out moves to $WORK.
+	local cmd="${run_line#RUN }"
+	cmd="$(sed -E 's/--mount=[^ ]+ //g' <<<"$cmd")"
+	cmd="${cmd//\/out\//$WORK\/out\/}"
+	echo "export ${env_line#ENV }"
+	echo "$cmd"
+	(
+		eval "export ${env_line#ENV }"
+		export VERSION TARGETOS=linux TARGETARCH
+		TARGETARCH="$(go env GOARCH)"
+		eval "$cmd"
+	)
+}
+check "go build exactly as the Dockerfile (CGO_ENABLED=0, -trimpath, ldflags version)" build_like_dockerfile
+check "binary is statically linked (ldd: not a dynamic executable)" \
+	bash -c '! ldd "$1" >/dev/null 2>&1 && ! readelf -l "$1" | grep -q INTERP' _ "$BIN"
+check "binary reports the stamped version" bash -c '"$1" version | grep -qF "$2"' _ "$BIN" "$VERSION"
+[[ -x "$BIN" ]] && printf 'INFO  binary size: %s bytes\n' "$(stat -c %s "$BIN")"
+
+# ---- inject, the post-renderer, on the official chart's real output ---------------------
+printf 'nativeSidecar: true\nauth:\n  existingSecret: pinot-warmup-auth\nloopbackListener:\n  enabled: true\n' \
+	>"$WORK/values/inject-native.yaml"
+for f in default customized; do
+	for args in "" "--values=$WORK/values/inject-native.yaml"; do
+		label="$f.yaml${args:+ (native, auth, loopback listener)}"
+		out="$WORK/inject-$f${args:+-native}.yaml"
+		# shellcheck disable=SC2086 # $args is one optional word
+		check "warmup-sidecar inject $label" bash -c '"$1" inject $2 <"$3" >"$4"' _ "$BIN" "$args" "$FIXTURES/$f.yaml" "$out"
+		list=containers
+		[[ -n "$args" ]] && list=initContainers
+		check "inject $label: one sidecar per broker StatefulSet, in $list" sidecar_in "$out" "$list"
+		for k in "${KUBE_VERSIONS[@]}"; do
+			check "kubernetes-validate --strict inject $label at $k" validate "$out" "$k"
+		done
+		check "inject $label twice equals once" bash -c \
+			'[[ -s "$3" ]] && "$1" inject $2 <"$3" 2>/dev/null | cmp -s - "$3"' _ "$BIN" "$args" "$out"
+	done
+done
+check "inject picks up broker port 8199 from customized.yaml" \
+	grep -q 'value: "http://127.0.0.1:8199"' "$WORK/inject-customized.yaml"
+
+# ---- Go tests of the post-renderer (helm on PATH: the helm CLI comparison runs too) ------
+check "go test ./internal/inject/ (with helm CLI equivalence)" go test -count=1 ./internal/inject/
+
+echo
+if ((failed > 0)); then
+	printf 'failed checks:\n'
+	printf '  %s\n' "${failures[@]}"
+fi
+echo "check-packaging: $passed passed, $failed failed"
+((failed == 0))

@@ -8,7 +8,7 @@ set -uo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT" || exit 2
-FIXTURES="${WARMUP_FIXTURES:-$ROOT/../shared/fixtures/pinot-helm}"
+FIXTURES="${WARMUP_FIXTURES:-$ROOT/testdata/pinot-helm}"
 CHART=charts/pinot-broker-warmup
 UMBRELLA=charts/examples/pinot-broker-with-warmup
 # Kubernetes versions to validate against: the oldest with native sidecars, and a current one.

@@ -10,14 +10,14 @@ import (
 )
 
 // fixtureDir holds the official Pinot chart's real `helm template` output; the work tree's
-// shared/ folder sits beside the repository (as in CI).
-const fixtureDir = "../../../shared/fixtures/pinot-helm"
+// copies in testdata/pinot-helm (from the project's shared fixtures).
+const fixtureDir = "../../testdata/pinot-helm"
 
 func fixture(t *testing.T, name string) []byte {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(fixtureDir, name))
 	if err != nil {
-		t.Fatalf("reading fixture (shared/ must sit beside the repository): %v", err)
+		t.Fatalf("reading fixture: %v", err)
 	}
 	return b
 }

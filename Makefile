@@ -5,7 +5,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X main.version=$(VERSION)
 BIN := bin/warmup-sidecar
 
-.PHONY: all build test unit vet packaging e2e demo bench fuzz clean
+.PHONY: all build test unit vet packaging dashboard e2e demo bench fuzz clean
 
 all: build
 
@@ -15,7 +15,7 @@ build:
 
 # What CI runs: vet, unit tests with the race detector, the packaging checks
 # (Dockerfile, chart, post-renderer, dashboard), then the later layers.
-test: vet unit packaging
+test: vet unit packaging dashboard
 
 vet:
 	$(GO) vet ./...
@@ -27,6 +27,11 @@ unit:
 # the official chart's fixtures; installs its tools first (scripts/install-tools.sh).
 packaging:
 	bash scripts/check-packaging.sh
+
+# A real Prometheus (Debian package) scrapes a warming sidecar; every PromQL
+# expression of the chart's Grafana dashboard must return data.
+dashboard:
+	PATH="$$(bash scripts/install-tools.sh | tail -1):$$PATH" $(GO) test -tags dashboard -count=1 ./e2e/dashboard/
 
 clean:
 	rm -rf bin

@@ -271,6 +271,14 @@ check "binary is statically linked (ldd: not a dynamic executable)" \
 	bash -c '! ldd "$1" >/dev/null 2>&1 && ! readelf -l "$1" | grep -q INTERP' _ "$BIN"
 check "binary reports the stamped version" bash -c '"$1" version | grep -qF "$2"' _ "$BIN" "$VERSION"
 [[ -x "$BIN" ]] && printf 'INFO  binary size: %s bytes\n' "$(stat -c %s "$BIN")"
+# inject renders the chart with a light port of Helm's engine: Helm's engine and chartutil import
+# client-go (x4 binary size, and its init work on every sidecar start). They are for tests only.
+no_client_go() {
+	local deps
+	deps="$(go list -deps ./cmd/warmup-sidecar)" || return 1
+	! grep -E '^(k8s\.io/|helm\.sh/helm/v3/pkg/(engine|chartutil)$)' <<<"$deps"
+}
+check "binary links no client-go, Helm engine or chartutil (go list -deps)" no_client_go
 
 # ---- inject, the post-renderer, on the official chart's real output ---------------------
 printf 'nativeSidecar: true\nauth:\n  existingSecret: pinot-warmup-auth\nloopbackListener:\n  enabled: true\n' \

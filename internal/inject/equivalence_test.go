@@ -18,8 +18,9 @@ import (
 // (charts/examples/pinot-broker-with-warmup) includes the named templates from its own broker
 // StatefulSet, as a fork of the official chart would; inject splices the same templates into
 // the official chart's output. For each variant below:
-//   - TestUmbrellaPathMatchesInject renders the umbrella with Helm's Go library (the same
-//     library inject uses): it proves the include path and the post-renderer path agree.
+//   - TestUmbrellaPathMatchesInject renders the umbrella with Helm's Go library (inject itself
+//     renders with a light port of it, see engine.go; render_test.go compares the two template
+//     by template): it proves the include path and the post-renderer path agree.
 //   - TestHelmCLIMatchesInject renders it with the `helm` binary on PATH (skipped without one;
 //     scripts/check-packaging.sh installs it): it proves the helm CLI renders what inject adds.
 // Neither proves the container runs; e2e does that.
@@ -35,6 +36,49 @@ warmup:
   controllerUrl: http://pinot-controller:9000
 `,
 	// Subtest names end up in temp paths, and helm splits --values at commas: keep them plain.
+	"native-sidecar": `
+nativeSidecar: true
+warmup:
+  controllerUrl: http://pinot-controller:9000
+`,
+	"auth": `
+auth:
+  existingSecret: pinot-warmup-auth
+  key: header
+  mountPath: /var/run/warmup/
+warmup:
+  controllerUrl: http://pinot-controller:9000
+`,
+	"loopback-listener": `
+loopbackListener:
+  enabled: true
+  name: probes
+  port: 8097
+warmup:
+  controllerUrl: http://pinot-controller:9000
+`,
+	"custom-env": `
+warmup:
+  controllerUrl: http://pinot-controller:9000
+  tables: [airlineStats]
+extraEnv:
+  - name: GOMEMLIMIT
+    value: 100MiB
+  - name: NOTE
+    value: "two\nlines: 'quoted' \"too\""
+  - name: POD_IP
+    valueFrom:
+      fieldRef: {fieldPath: status.podIP}
+`,
+	"resources": `
+warmup:
+  controllerUrl: http://pinot-controller:9000
+  queries: ["SELECT COUNT(*) FROM airlineStats"]
+resources:
+  requests: {cpu: 0.25, memory: 64Mi}
+  limits: {cpu: 1, memory: 256Mi}
+readinessProbe: {periodSeconds: 2}
+`,
 	"native-auth-listener-tuned": `
 nativeSidecar: true
 auth:

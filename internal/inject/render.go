@@ -5,17 +5,19 @@ import (
 
 	yaml "go.yaml.in/yaml/v3"
 	"helm.sh/helm/v3/pkg/chart"
-	"helm.sh/helm/v3/pkg/chartutil"
-	"helm.sh/helm/v3/pkg/engine"
 )
 
-// renderer renders the chart's injection template with Helm's own engine, values coalescing and
-// schema validation: what inject adds is what `helm template` renders for the same values.
+// renderer renders the chart's injection template the way Helm does (engine.go: text/template,
+// Sprig and Helm's include/fail/toYaml; coalesce.go: Helm's values coalescing; schema.go: the
+// values schema check with Helm's validator): what inject adds is what `helm template` renders
+// for the same values. The tests compare it with Helm's own library and CLI.
 type renderer struct {
 	chart  *chart.Chart
+	engine *chartEngine
+	schema *valuesSchema
 	user   map[string]any // merged --values files
 	files  []string
-	caps   *chartutil.Capabilities
+	caps   *capabilities
 	values map[string]any // user values coalesced with the chart defaults, schema-checked
 }
 
@@ -27,29 +29,50 @@ type injection struct {
 	brokerConfig   string
 }
 
+// releaseName is .Release.Name in what inject renders (the chart's injection templates do not
+// use it; the release being post-rendered is not known to a post-renderer).
+const releaseName = "inject"
+
 func newRenderer(files []string, kubeVersion string) (*renderer, error) {
 	c, err := loadChart()
 	if err != nil {
 		return nil, err
 	}
+	eng, err := newChartEngine(c)
+	if err != nil {
+		return nil, fmt.Errorf("parsing the embedded chart's templates: %w", err)
+	}
+	schema, err := compileSchema(c)
+	if err != nil {
+		return nil, fmt.Errorf("compiling the embedded chart's values.schema.json: %w", err)
+	}
 	user, err := readValues(files)
 	if err != nil {
 		return nil, err
 	}
-	kv, err := chartutil.ParseKubeVersion(kubeVersion)
+	kv, err := parseKubeVersion(kubeVersion)
 	if err != nil {
 		return nil, fmt.Errorf("parsing --kube-version %q: %w", kubeVersion, err)
 	}
-	caps := chartutil.DefaultCapabilities.Copy()
-	caps.KubeVersion = *kv
-	r := &renderer{chart: c, user: user, files: files, caps: caps}
+	r := &renderer{chart: c, engine: eng, schema: schema, user: user, files: files, caps: &capabilities{KubeVersion: *kv}}
 	// Validate once up front so a bad values file fails before any manifest is read.
-	top, err := chartutil.ToRenderValues(c, user, chartutil.ReleaseOptions{Name: "inject"}, caps)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", describeFiles(files), err)
+	if r.values, err = r.coalesce(user); err != nil {
+		return nil, err
 	}
-	r.values = top["Values"].(chartutil.Values).AsMap()
 	return r, nil
+}
+
+// coalesce is chartutil.ToRenderValues' values step: user values over the chart's defaults,
+// then the schema check.
+func (r *renderer) coalesce(user map[string]any) (map[string]any, error) {
+	vals, err := coalesceValues(r.chart, user)
+	if err == nil {
+		err = r.schema.validate(vals)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", describeFiles(r.files), err)
+	}
+	return vals, nil
 }
 
 // enabled is the chart's opt-in switch after inject's default (true) and the values files.
@@ -58,20 +81,26 @@ func (r *renderer) enabled() bool {
 	return b
 }
 
+// renderText renders the chart's injection template for the user's values plus overrides.
+func (r *renderer) renderText(overrides map[string]any, namespace string) (string, error) {
+	vals, err := r.coalesce(mergeMaps(r.user, overrides))
+	if err != nil {
+		return "", err
+	}
+	out, err := r.engine.render(vals, releaseInfo(releaseName, namespace), r.caps)
+	if err != nil {
+		return "", fmt.Errorf("rendering the chart with %s: %w", describeFiles(r.files), err)
+	}
+	return out[r.chart.Name()+"/"+injectionTemplate], nil
+}
+
 // render renders the injection for one broker pod: the user's values plus what inject read
 // from the manifests (the broker port, and the controller URL when the values leave it empty).
 func (r *renderer) render(overrides map[string]any, namespace string) (injection, error) {
-	vals := mergeMaps(r.user, overrides)
-	opts := chartutil.ReleaseOptions{Name: "inject", Namespace: namespace}
-	top, err := chartutil.ToRenderValues(r.chart, vals, opts, r.caps)
+	text, err := r.renderText(overrides, namespace)
 	if err != nil {
-		return injection{}, fmt.Errorf("%s: %w", describeFiles(r.files), err)
+		return injection{}, err
 	}
-	out, err := engine.Render(r.chart, top)
-	if err != nil {
-		return injection{}, fmt.Errorf("rendering the chart with %s: %w", describeFiles(r.files), err)
-	}
-	text := out[r.chart.Name()+"/"+injectionTemplate]
 	var doc yaml.Node
 	if err := yaml.Unmarshal([]byte(text), &doc); err != nil {
 		return injection{}, fmt.Errorf("parsing the chart's pinot-broker-warmup.injection output: %w\n%s", err, text)

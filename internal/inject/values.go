@@ -2,9 +2,10 @@ package inject
 
 import (
 	"fmt"
+	"os"
 	"strings"
 
-	"helm.sh/helm/v3/pkg/chartutil"
+	"sigs.k8s.io/yaml"
 )
 
 // readValues reads the --values files in order, later files overriding earlier ones as with
@@ -13,16 +14,31 @@ import (
 func readValues(files []string) (map[string]any, error) {
 	merged := map[string]any{}
 	for _, f := range files {
-		v, err := chartutil.ReadValuesFile(f)
+		v, err := readValuesFile(f)
 		if err != nil {
 			return nil, fmt.Errorf("reading values file %s: %w", f, err)
 		}
-		merged = mergeMaps(merged, v.AsMap())
+		merged = mergeMaps(merged, v)
 	}
 	if _, set := merged["enabled"]; !set {
 		merged["enabled"] = true
 	}
 	return merged, nil
+}
+
+// readValuesFile is chartutil.ReadValuesFile: sigs.k8s.io/yaml, so numbers are float64 exactly
+// as Helm reads them, and an empty file is an empty map.
+func readValuesFile(name string) (map[string]any, error) {
+	data, err := os.ReadFile(name)
+	if err != nil {
+		return nil, err
+	}
+	var vals map[string]any
+	err = yaml.Unmarshal(data, &vals)
+	if len(vals) == 0 {
+		vals = map[string]any{}
+	}
+	return vals, err
 }
 
 // mergeMaps returns a copy of base with over laid on top: nested maps merge, anything else is

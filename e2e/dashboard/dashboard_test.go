@@ -1,0 +1,226 @@
+//go:build dashboard
+
+// Package dashboard checks the chart's Grafana dashboard against a real
+// Prometheus server (Debian's package, installed by scripts/install-tools.sh)
+// scraping a real warmup-sidecar while it warms a fake broker: every PromQL
+// expression must parse and return data.
+package dashboard
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/warmup-sidecar/warmup-sidecar/e2e/sidecar"
+	"github.com/warmup-sidecar/warmup-sidecar/internal/fakepinot"
+)
+
+const dashboardFile = "../../charts/pinot-broker-warmup/dashboards/pinot-broker-warmup.json"
+
+func TestEveryDashboardQueryReturnsDataFromARealPrometheus(t *testing.T) {
+	promBin, err := exec.LookPath("prometheus")
+	if err != nil {
+		t.Fatal("prometheus not on PATH: run scripts/install-tools.sh (Debian package prometheus)")
+	}
+	exprs := dashboardExprs(t)
+	if len(exprs) < 8 {
+		t.Fatalf("dashboard has %d expressions, expected the full set", len(exprs))
+	}
+
+	// A broker whose probes take ~5 ms: a floor of 4000 keeps the sidecar warming
+	// for ~20 s, long enough for rate() windows full of samples.
+	broker := fakepinot.NewBroker(fakepinot.ThreeServers())
+	ctrl := fakepinot.NewController(fakepinot.ThreeServerTables()...)
+	defer broker.Close()
+	defer ctrl.Close()
+	broker.SetDelay(5 * time.Millisecond)
+
+	dir := t.TempDir()
+	bin, err := sidecar.Build(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := sidecar.Start(bin, map[string]string{
+		"WARMUP_BROKER_URL": broker.URL(), "WARMUP_CONTROLLER_URL": ctrl.URL(),
+		"WARMUP_MIN_ITERATIONS": "4000", "WARMUP_BUDGET": "60s", "WARMUP_MAX_TABLES": "1",
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sc.Stop(10 * time.Second)
+
+	promAddr := freeAddr(t)
+	cfg := filepath.Join(dir, "prometheus.yml")
+	target := strings.TrimPrefix(sc.URL, "http://")
+	if err := os.WriteFile(cfg, []byte(fmt.Sprintf(`global:
+  scrape_interval: 1s
+scrape_configs:
+  - job_name: warmup-sidecar
+    static_configs:
+      - targets: [%q]
+        labels: {namespace: pinot, pod: pinot-broker-0}
+`, target)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	prom := exec.Command(promBin, "--config.file="+cfg, "--storage.tsdb.path="+filepath.Join(dir, "tsdb"),
+		"--web.listen-address="+promAddr, "--log.level=warn")
+	prom.Stdout, prom.Stderr = os.Stderr, os.Stderr
+	prom.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if err := prom.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = prom.Process.Kill(); _ = prom.Wait() }()
+	api := "http://" + promAddr
+
+	// Wait until the sidecar is warming and has been scraped for 15 s of it.
+	var warmingSince time.Time
+	deadline := time.Now().Add(60 * time.Second)
+	for time.Now().Before(deadline) {
+		st, err := sc.Status()
+		if err == nil && st.Phase == "warming" && warmingSince.IsZero() {
+			warmingSince = time.Now()
+		}
+		if !warmingSince.IsZero() && time.Since(warmingSince) > 15*time.Second {
+			break
+		}
+		if err == nil && st.Outcome != "" {
+			t.Fatalf("warmup finished after %.1fs, too soon for the test's windows", st.DurationSeconds)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	if warmingSince.IsZero() {
+		t.Fatalf("sidecar never warmed; logs:\n%s", sc.Logs())
+	}
+	at := time.Now().Add(-time.Second)
+
+	vars := strings.NewReplacer(`$namespace`, "pinot", `$pod`, ".*", `$__rate_interval`, "10s")
+	labelValues := regexp.MustCompile(`^label_values\((.*),\s*(\w+)\)$`)
+	for _, raw := range exprs {
+		expr := vars.Replace(raw)
+		if m := labelValues.FindStringSubmatch(expr); m != nil {
+			// Grafana's label_values(): the series API must list the label.
+			if !seriesHaveLabel(t, api, m[1], m[2]) {
+				t.Errorf("%s: no series with label %s", raw, m[2])
+			}
+			continue
+		}
+		n, nonNaN := instantQuery(t, api, expr, at)
+		if n == 0 || nonNaN == 0 {
+			t.Errorf("%s: %d series (%d not NaN) at a mid-warmup instant, want data", raw, n, nonNaN)
+		} else {
+			t.Logf("ok (%d series): %s", n, raw)
+		}
+	}
+}
+
+// dashboardExprs collects every "expr" and variable "query" of the dashboard.
+func dashboardExprs(t *testing.T) []string {
+	t.Helper()
+	b, err := os.ReadFile(dashboardFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d any
+	if err := json.Unmarshal(b, &d); err != nil {
+		t.Fatalf("dashboard JSON: %v", err)
+	}
+	var out []string
+	var walk func(any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			for k, val := range x {
+				if s, ok := val.(string); ok && (k == "expr" || (k == "query" && strings.Contains(s, "("))) {
+					out = append(out, s)
+					continue
+				}
+				walk(val)
+			}
+		case []any:
+			for _, e := range x {
+				walk(e)
+			}
+		}
+	}
+	walk(d)
+	return out
+}
+
+func instantQuery(t *testing.T, api, expr string, at time.Time) (series, nonNaN int) {
+	t.Helper()
+	q := url.Values{"query": {expr}, "time": {strconv.FormatFloat(float64(at.UnixMilli())/1000, 'f', 3, 64)}}
+	var body struct {
+		Status string `json:"status"`
+		Error  string `json:"error"`
+		Data   struct {
+			Result []struct {
+				Value [2]any `json:"value"`
+			} `json:"result"`
+		} `json:"data"`
+	}
+	getJSON(t, api+"/api/v1/query?"+q.Encode(), &body)
+	if body.Status != "success" {
+		t.Fatalf("%s: %s", expr, body.Error)
+	}
+	for _, r := range body.Data.Result {
+		if s, ok := r.Value[1].(string); ok {
+			if v, err := strconv.ParseFloat(s, 64); err == nil && !math.IsNaN(v) {
+				nonNaN++
+			}
+		}
+	}
+	return len(body.Data.Result), nonNaN
+}
+
+func seriesHaveLabel(t *testing.T, api, match, label string) bool {
+	t.Helper()
+	var body struct {
+		Status string              `json:"status"`
+		Data   []map[string]string `json:"data"`
+	}
+	getJSON(t, api+"/api/v1/series?"+url.Values{"match[]": {match}}.Encode(), &body)
+	for _, s := range body.Data {
+		if s[label] != "" {
+			return true
+		}
+	}
+	return false
+}
+
+func getJSON(t *testing.T, u string, v any) {
+	t.Helper()
+	c := http.Client{Timeout: 5 * time.Second}
+	resp, err := c.Get(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if err := json.Unmarshal(b, v); err != nil {
+		t.Fatalf("%s: %v: %s", u, err, b)
+	}
+}
+
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}

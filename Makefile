@@ -15,7 +15,7 @@ build:
 
 # What CI runs: vet, unit tests with the race detector, the packaging checks
 # (Dockerfile, chart, post-renderer, dashboard), then the later layers.
-test: vet unit packaging dashboard
+test: vet unit packaging dashboard e2e
 
 vet:
 	$(GO) vet ./...
@@ -32,6 +32,15 @@ packaging:
 # expression of the chart's Grafana dashboard must return data.
 dashboard:
 	PATH="$$(bash scripts/install-tools.sh | tail -1):$$PATH" $(GO) test -tags dashboard -count=1 ./e2e/dashboard/
+
+# Real Apache Pinot on loopback (scripts/install-pinot.sh; jars cached): the harness's own
+# checks, then every scenario against the real warmup-sidecar binary. -p 1: one cluster at a time.
+e2e:
+	$(GO) test -tags e2e -count=1 -p 1 -timeout 45m ./e2e/cluster/ ./e2e/scenarios/
+
+# README's first command: a local Pinot, a cold broker, the sidecar warming it.
+demo:
+	$(GO) run ./e2e/demo $(ARGS)
 
 clean:
 	rm -rf bin

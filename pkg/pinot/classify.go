@@ -83,6 +83,12 @@ func Classify(status int, body []byte) Result {
 		r.ErrorCode = e.ErrorCode
 		r.Message = fmt.Sprintf("error %d: %s", e.ErrorCode, snippet([]byte(e.Message)))
 		r.Class = classOfCode(e.ErrorCode)
+		if e.ErrorCode == CodeAccessDenied {
+			// Real brokers (0.11 at least) answer a missing or wrong credential with
+			// HTTP 200, error 180 and a null message: say plainly what it means.
+			r.Message = fmt.Sprintf("error 180: the broker's access control denied the query (no, wrong or insufficient credentials: set WARMUP_AUTH_HEADER_FILE to a file holding the Authorization header value of a principal allowed to read the table)%s",
+				suffix(e.Message))
+		}
 		return r
 	}
 	if br.NumServersResponded != br.NumServersQueried || br.PartialResult {
@@ -102,4 +108,12 @@ func classOfCode(code int) Class {
 		return Unauthorized
 	}
 	return Transient
+}
+
+// suffix appends the broker's own message, when it gave one.
+func suffix(msg string) string {
+	if msg == "" {
+		return ""
+	}
+	return ": " + snippet([]byte(msg))
 }

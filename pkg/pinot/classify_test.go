@@ -3,6 +3,7 @@ package pinot
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -214,4 +215,17 @@ func FuzzClassify(f *testing.F) {
 			t.Fatalf("success for %s", fmt.Sprintf("%+v", br))
 		}
 	})
+}
+
+// A real 0.11 broker answers a query without credentials with HTTP 200, error 180
+// and "message": null (e2e/testdata/broker-responses/auth-query-no-credentials.json).
+func TestClassifyRealAccessDeniedSaysWhatToDo(t *testing.T) {
+	body, err := os.ReadFile("../../e2e/testdata/broker-responses/auth-query-no-credentials.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := Classify(200, body)
+	if r.Class != Unauthorized || r.ErrorCode != 180 || !strings.Contains(r.Message, "WARMUP_AUTH_HEADER_FILE") {
+		t.Fatalf("got %+v", r)
+	}
 }

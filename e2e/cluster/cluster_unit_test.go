@@ -1,0 +1,97 @@
+package cluster
+
+import (
+	"bufio"
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Pure parts of the harness, tested without Java: `go test ./e2e/cluster/` (the real cluster
+// needs -tags e2e).
+
+func TestPortsDistinctAndWithinSpan(t *testing.T) {
+	a, b := portsFor(DefaultBasePort), portsFor(DefaultBasePort+PortSpan)
+	seen := map[int]bool{}
+	for _, p := range append(a.all(), b.all()...) {
+		if seen[p] {
+			t.Fatalf("port %d used twice across two clusters PortSpan apart", p)
+		}
+		seen[p] = true
+	}
+	for _, p := range a.all() {
+		if p < DefaultBasePort || p >= DefaultBasePort+PortSpan {
+			t.Errorf("port %d outside [base, base+PortSpan)", p)
+		}
+	}
+}
+
+func TestSegmentCSVsAreDeterministicAndComplete(t *testing.T) {
+	spec := tableSpec{name: "t", rows: 1001, segments: 4, header: benchHeader, row: benchRow}
+	read := func() []string {
+		paths, err := writeSegmentCSVs(t.TempDir(), spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var all []string
+		for _, p := range paths {
+			data, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+			if lines[0] != benchHeader {
+				t.Fatalf("%s: header %q", filepath.Base(p), lines[0])
+			}
+			all = append(all, lines[1:]...)
+		}
+		return all
+	}
+	first, second := read(), read()
+	if len(first) != spec.rows {
+		t.Fatalf("%d rows over all segments, want %d", len(first), spec.rows)
+	}
+	if strings.Join(first, "\n") != strings.Join(second, "\n") {
+		t.Fatal("two generations differ")
+	}
+	if got := strings.Count(first[0], ","); got != strings.Count(benchHeader, ",") {
+		t.Errorf("row %q has %d commas, header has %d", first[0], got, strings.Count(benchHeader, ","))
+	}
+}
+
+func TestSmallRow(t *testing.T) {
+	var buf bytes.Buffer
+	w := bufio.NewWriter(&buf)
+	smallRow(w, 7)
+	smallRow(w, 8)
+	w.Flush()
+	if buf.String() != "7,c0,3.5\n8,c1,4.0\n" {
+		t.Errorf("small rows = %q", buf.String())
+	}
+}
+
+func TestBrokerConfAppendsExtraLines(t *testing.T) {
+	c := &Cluster{name: "X", ports: portsFor(20000)}
+	conf := c.brokerConf(brokerSettings{extraConf: []string{"a.b=c"}})
+	for _, want := range []string{"pinot.cluster.name=X\n", "pinot.zk.server=127.0.0.1:20000\n",
+		"pinot.broker.hostname=127.0.0.1\n", "pinot.broker.client.queryPort=20002\n", "a.b=c\n"} {
+		if !strings.Contains(conf, want) {
+			t.Errorf("broker conf lacks %q:\n%s", want, conf)
+		}
+	}
+	if c.BrokerInstanceID() != "Broker_127.0.0.1_20002" {
+		t.Errorf("broker id %s", c.BrokerInstanceID())
+	}
+}
+
+func TestPrefixWriterKeepsLinesWhole(t *testing.T) {
+	var out bytes.Buffer
+	pw := &prefixWriter{prefix: "[x] ", w: &out}
+	pw.Write([]byte("one\ntw"))
+	pw.Write([]byte("o\n"))
+	if out.String() != "[x] one\n[x] two\n" {
+		t.Errorf("got %q", out.String())
+	}
+}

@@ -1,0 +1,108 @@
+package cluster
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+const adminMain = "org.apache.pinot.tools.admin.PinotAdministrator"
+
+// javaOpens lets Pinot's off-heap buffers and reflection work on Java 17+, as Pinot's own start
+// scripts do.
+var javaOpens = []string{
+	"--add-opens=java.base/java.nio=ALL-UNNAMED",
+	"--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
+	"--add-opens=java.base/java.lang=ALL-UNNAMED",
+	"--add-opens=java.base/java.util=ALL-UNNAMED",
+	"--add-exports=java.base/jdk.internal.ref=ALL-UNNAMED",
+}
+
+// roleJVMOpts are moderate heaps for a 2-core, loopback cluster. Serial GC for the non-broker roles
+// keeps background GC threads off the two cores the broker benchmark measures; the broker keeps the
+// JVM's default collector unless BrokerJVMOpts say otherwise.
+func roleJVMOpts(role string) []string {
+	switch role {
+	case "zookeeper":
+		return []string{"-Xms64m", "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+			"-Dzookeeper.admin.enableServer=false"} // the admin server would bind :8080 in every cluster
+	case "broker":
+		return []string{"-Xms256m", "-Xmx1g"}
+	default:
+		return []string{"-Xms256m", "-Xmx1g", "-XX:+UseSerialGC"}
+	}
+}
+
+func (c *Cluster) javaBin() string {
+	if c.opts.JavaBin != "" {
+		return c.opts.JavaBin
+	}
+	if home := os.Getenv("JAVA_HOME"); home != "" {
+		return filepath.Join(home, "bin", "java")
+	}
+	return "java"
+}
+
+// jvmArgv builds `java <opts> -cp lib/* PinotAdministrator <args>`. Each role gets its own tmpdir
+// because PinotAdministrator drops .pid files into java.io.tmpdir.
+func (c *Cluster) jvmArgv(role string, extraOpts []string, args ...string) ([]string, error) {
+	tmp := filepath.Join(c.work, "tmp", role)
+	if err := os.MkdirAll(tmp, 0o755); err != nil {
+		return nil, fmt.Errorf("%s tmpdir: %w", role, err)
+	}
+	argv := []string{c.javaBin()}
+	argv = append(argv, roleJVMOpts(role)...)
+	argv = append(argv, javaOpens...)
+	argv = append(argv,
+		"-Djava.io.tmpdir="+tmp,
+		"-Dlog4j2.configurationFile="+filepath.Join(c.work, "log4j2.xml"),
+	)
+	argv = append(argv, c.opts.JVMOpts...)
+	argv = append(argv, extraOpts...)
+	argv = append(argv, "-cp", filepath.Join(c.lib, "*"), adminMain)
+	return append(argv, args...), nil
+}
+
+// startRole starts one JVM with its working dir and log under WorkDir.
+func (c *Cluster) startRole(role string, extraOpts []string, args ...string) (*proc, error) {
+	argv, err := c.jvmArgv(role, extraOpts, args...)
+	if err != nil {
+		return nil, err
+	}
+	dir := filepath.Join(c.work, role)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("start %s: %w", role, err)
+	}
+	p, err := startProc(role, dir, filepath.Join(c.work, "logs", role+".log"), argv, c.opts.ProcessOutput)
+	if err != nil {
+		return nil, err
+	}
+	c.log.Info("pinot role started", "role", role, "pid", p.pid())
+	return p, nil
+}
+
+// log4j2Config sends everything at INFO to stdout (our per-role log file), flushed at once so a
+// health-check timeout can quote the latest lines. Pinot's bundled config buffers into ./logs and
+// prints only errors.
+const log4j2Config = `<?xml version="1.0" encoding="UTF-8"?>
+<Configuration>
+  <Appenders>
+    <Console name="console" target="SYSTEM_OUT">
+      <PatternLayout pattern="%d{HH:mm:ss.SSS} %p [%c{1}] [%t] %m%n"/>
+    </Console>
+  </Appenders>
+  <Loggers>
+    <Root level="info"><AppenderRef ref="console"/></Root>
+    <Logger name="org.apache.helix" level="warn" additivity="false"><AppenderRef ref="console"/></Logger>
+    <Logger name="org.apache.zookeeper" level="warn" additivity="false"><AppenderRef ref="console"/></Logger>
+    <Logger name="org.reflections" level="error" additivity="false"><AppenderRef ref="console"/></Logger>
+  </Loggers>
+</Configuration>
+`
+
+func writeLog4j(work string) error {
+	if err := os.WriteFile(filepath.Join(work, "log4j2.xml"), []byte(log4j2Config), 0o644); err != nil {
+		return fmt.Errorf("write log4j2.xml: %w", err)
+	}
+	return nil
+}

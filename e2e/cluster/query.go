@@ -1,0 +1,81 @@
+package cluster
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+)
+
+// QueryResponse is the part of the broker's answer the harness reads; Raw keeps all of it.
+type QueryResponse struct {
+	ResultTable *struct {
+		DataSchema struct {
+			ColumnNames     []string `json:"columnNames"`
+			ColumnDataTypes []string `json:"columnDataTypes"`
+		} `json:"dataSchema"`
+		Rows [][]any `json:"rows"`
+	} `json:"resultTable"`
+	Exceptions []struct {
+		ErrorCode int    `json:"errorCode"`
+		Message   string `json:"message"`
+	} `json:"exceptions"`
+	NumServersQueried   int             `json:"numServersQueried"`
+	NumServersResponded int             `json:"numServersResponded"`
+	TotalDocs           int64           `json:"totalDocs"`
+	Raw                 json.RawMessage `json:"-"`
+}
+
+// Query runs sql through the broker's POST /query/sql. Pinot reports query errors inside an HTTP
+// 200 body: they come back in Exceptions, not as err.
+func (c *Cluster) Query(ctx context.Context, sql string) (*QueryResponse, error) {
+	body, _ := json.Marshal(map[string]string{"sql": sql})
+	data, err := c.do(ctx, http.MethodPost, c.BrokerURL()+"/query/sql", "application/json", bytes.NewReader(body))
+	if err != nil {
+		return nil, fmt.Errorf("query %q: %w", sql, err)
+	}
+	var r QueryResponse
+	if err := json.Unmarshal(data, &r); err != nil {
+		return nil, fmt.Errorf("query %q: decode response: %w", sql, err)
+	}
+	r.Raw = data
+	return &r, nil
+}
+
+// Count returns SELECT COUNT(*) FROM table, failing on any query exception or partial answer.
+func (c *Cluster) Count(ctx context.Context, table string) (int64, error) {
+	r, err := c.Query(ctx, fmt.Sprintf(`SELECT COUNT(*) FROM "%s"`, table))
+	if err != nil {
+		return 0, err
+	}
+	if len(r.Exceptions) > 0 {
+		return 0, fmt.Errorf("count %s: error %d: %.200s", table, r.Exceptions[0].ErrorCode, r.Exceptions[0].Message)
+	}
+	if r.NumServersResponded != r.NumServersQueried {
+		return 0, fmt.Errorf("count %s: %d of %d servers responded", table, r.NumServersResponded, r.NumServersQueried)
+	}
+	if r.ResultTable == nil || len(r.ResultTable.Rows) != 1 || len(r.ResultTable.Rows[0]) != 1 {
+		return 0, fmt.Errorf("count %s: unexpected result %.300s", table, r.Raw)
+	}
+	n, ok := r.ResultTable.Rows[0][0].(float64)
+	if !ok {
+		return 0, fmt.Errorf("count %s: non-numeric count %v", table, r.ResultTable.Rows[0][0])
+	}
+	return int64(n), nil
+}
+
+// RoutingTable is the broker's GET /debug/routingTable/{table}: tableNameWithType → server
+// instance id → segments. A broker without routing for the table answers 404 (an error here).
+func (c *Cluster) RoutingTable(ctx context.Context, table string) (map[string]map[string][]string, error) {
+	data, err := c.do(ctx, http.MethodGet, c.BrokerURL()+"/debug/routingTable/"+url.PathEscape(table), "", nil)
+	if err != nil {
+		return nil, fmt.Errorf("routing table of %s: %w", table, err)
+	}
+	var rt map[string]map[string][]string
+	if err := json.Unmarshal(data, &rt); err != nil {
+		return nil, fmt.Errorf("routing table of %s: decode: %w", table, err)
+	}
+	return rt, nil
+}

@@ -5,7 +5,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X main.version=$(VERSION)
 BIN := bin/warmup-sidecar
 
-.PHONY: all build test unit vet packaging dashboard e2e demo bench fuzz clean
+.PHONY: all build test unit vet packaging dashboard fuzz footprint e2e demo bench fuzz clean
 
 all: build
 
@@ -15,7 +15,7 @@ build:
 
 # What CI runs: vet, unit tests with the race detector, the packaging checks
 # (Dockerfile, chart, post-renderer, dashboard), then the later layers.
-test: vet unit packaging dashboard e2e
+test: vet unit packaging dashboard fuzz e2e
 
 vet:
 	$(GO) vet ./...
@@ -32,6 +32,15 @@ packaging:
 # expression of the chart's Grafana dashboard must return data.
 dashboard:
 	PATH="$$(bash scripts/install-tools.sh | tail -1):$$PATH" $(GO) test -tags dashboard -count=1 ./e2e/dashboard/
+
+# Every Fuzz* target for FUZZTIME each (default 20s); a crasher fails the run.
+fuzz:
+	bash scripts/fuzz.sh
+
+# Footprint benchmark (not part of test): wrk on /readyz and /metrics during a
+# concurrency-16 warmup, RSS and idle CPU. Reports, does not assert.
+footprint:
+	bash scripts/footprint.sh
 
 # Real Apache Pinot on loopback (scripts/install-pinot.sh; jars cached): the harness's own
 # checks, then every scenario against the real warmup-sidecar binary. -p 1: one cluster at a time.

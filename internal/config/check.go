@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 )
 
@@ -35,8 +36,8 @@ func (c Config) check() (Config, []string, error) {
 	if err := checkURL("WARMUP_CONTROLLER_URL", c.ControllerURL, false); err != nil {
 		return c, nil, err
 	}
-	if _, _, err := net.SplitHostPort(c.ListenAddr); err != nil {
-		return c, nil, fmt.Errorf("WARMUP_LISTEN_ADDR=%q: expected host:port or :port, such as :9095", c.ListenAddr)
+	if _, port, err := net.SplitHostPort(c.ListenAddr); err != nil || !validPort(port) {
+		return c, nil, fmt.Errorf("WARMUP_LISTEN_ADDR=%q: expected host:port or :port with a port from 0 to 65535, such as :9095", c.ListenAddr)
 	}
 	if c.LogFormat != "json" && c.LogFormat != "text" {
 		return c, nil, fmt.Errorf("WARMUP_LOG_FORMAT=%q: expected json or text", c.LogFormat)
@@ -45,7 +46,12 @@ func (c Config) check() (Config, []string, error) {
 		return c, nil, err
 	}
 	if c.AuthHeaderFile != "" {
-		// The value is a secret: name the file, never print what is in it.
+		// A header value set here by mistake (env from a Secret key instead of a
+		// mounted file) is itself the secret: say so without printing it.
+		if looksLikeCredential(c.AuthHeaderFile) {
+			return c, nil, fmt.Errorf("WARMUP_AUTH_HEADER_FILE: the value looks like an Authorization header value, not a file path (not shown): expected the path of a file holding it, such as /var/run/secrets/pinot-auth/header")
+		}
+		// The file's content is a secret: name the file, never print what is in it.
 		b, err := os.ReadFile(c.AuthHeaderFile)
 		if err != nil {
 			return c, nil, fmt.Errorf("WARMUP_AUTH_HEADER_FILE=%q: expected a readable file holding the Authorization header value (%v)", c.AuthHeaderFile, unwrapPath(err))
@@ -60,6 +66,14 @@ func (c Config) check() (Config, []string, error) {
 	}
 	c.Queries = queries
 	c.TableList = SplitTables(c.Tables)
+	if strings.TrimSpace(c.Tables) != "" && len(c.TableList) == 0 {
+		return c, nil, fmt.Errorf("WARMUP_TABLES=%q: expected comma-separated table names, such as orders,clicks", c.Tables)
+	}
+	for _, t := range c.TableList {
+		if !validTableName(t) {
+			return c, nil, fmt.Errorf("WARMUP_TABLES=%q: table %q: expected letters, digits, '_', '-' or '.' only", c.Tables, t)
+		}
+	}
 	if c.Query != "" && len(c.Queries) == 0 {
 		return c, nil, fmt.Errorf("WARMUP_QUERY=%q: expected one or more SQL queries separated by ';'", c.Query)
 	}
@@ -110,4 +124,28 @@ func unwrapPath(err error) error {
 		return pe.Err
 	}
 	return err
+}
+
+func validPort(p string) bool {
+	n, err := strconv.Atoi(p)
+	return err == nil && n >= 0 && n <= 65535
+}
+
+// validTableName accepts Pinot table names, optionally typed (_OFFLINE) or with a
+// database prefix (db.table): the probe quotes the name, so a quote or a space in
+// it would make SQL the broker cannot parse.
+func validTableName(t string) bool {
+	for _, r := range t {
+		ok := r == '_' || r == '-' || r == '.' || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || (r >= '0' && r <= '9')
+		if !ok {
+			return false
+		}
+	}
+	return t != ""
+}
+
+// looksLikeCredential spots an Authorization value where a path belongs.
+func looksLikeCredential(v string) bool {
+	lower := strings.ToLower(v)
+	return strings.HasPrefix(lower, "basic ") || strings.HasPrefix(lower, "bearer ") || strings.ContainsAny(v, " \t\n")
 }

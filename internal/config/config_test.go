@@ -147,7 +147,7 @@ func TestErrorMessages(t *testing.T) {
 		{"WARMUP_ENABLED=yes", `WARMUP_ENABLED="yes": expected true or false`},
 		{"WARMUP_BROKER_URL=127.0.0.1:8099", `WARMUP_BROKER_URL="127.0.0.1:8099": expected an http:// or https:// URL with a host, such as http://127.0.0.1:8099`},
 		{"WARMUP_CONTROLLER_URL=http://", `WARMUP_CONTROLLER_URL="http://": expected an http:// or https:// URL with a host, such as http://127.0.0.1:8099`},
-		{"WARMUP_LISTEN_ADDR=9095", `WARMUP_LISTEN_ADDR="9095": expected host:port or :port, such as :9095`},
+		{"WARMUP_LISTEN_ADDR=9095", `WARMUP_LISTEN_ADDR="9095": expected host:port or :port with a port from 0 to 65535, such as :9095`},
 		{"WARMUP_LOG_LEVEL=verbose", `WARMUP_LOG_LEVEL="verbose": expected debug, info, warn or error`},
 		{"WARMUP_LOG_FORMAT=logfmt", `WARMUP_LOG_FORMAT="logfmt": expected json or text`},
 		{"WARMUP_QUERY=SELECT 'x", `WARMUP_QUERY="SELECT 'x": unterminated quote: expected every ' to be closed`},
@@ -355,7 +355,6 @@ func TestControllerURLRequirement(t *testing.T) {
 		wantErr bool
 	}{
 		{"required by default", nil, true},
-		{"required when WARMUP_TABLES has no names", []string{"WARMUP_TABLES= , "}, true},
 		{"not required with WARMUP_QUERY", []string{"WARMUP_QUERY=SELECT 1"}, false},
 		{"not required with WARMUP_TABLES", []string{"WARMUP_TABLES=orders"}, false},
 		{"not required when disabled", []string{"WARMUP_ENABLED=false"}, false},
@@ -471,5 +470,30 @@ func TestURLWithCredentialsIsRejectedWithoutEchoingThem(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), name) || strings.Contains(err.Error(), "hunter2secret") {
 			t.Errorf("%s with credentials: err = %v; want an error naming it without the password", name, err)
 		}
+	}
+}
+
+func TestTableListMustNameTables(t *testing.T) {
+	for env, want := range map[string]string{
+		"WARMUP_TABLES= , ":         `WARMUP_TABLES=" , ": expected comma-separated table names, such as orders,clicks`,
+		`WARMUP_TABLES=orders"x`:    `WARMUP_TABLES="orders\"x": table "orders\"x": expected letters, digits, '_', '-' or '.' only`,
+		"WARMUP_TABLES=a b":         `WARMUP_TABLES="a b": table "a b": expected letters, digits, '_', '-' or '.' only`,
+		"WARMUP_LISTEN_ADDR=:99999": `WARMUP_LISTEN_ADDR=":99999": expected host:port or :port with a port from 0 to 65535, such as :9095`,
+	} {
+		_, _, err := LoadFrom([]string{"WARMUP_CONTROLLER_URL=http://c:9000", env})
+		if err == nil || err.Error() != want {
+			t.Errorf("%s: err %v, want %s", env, err, want)
+		}
+	}
+	if _, _, err := LoadFrom([]string{"WARMUP_TABLES=db.orders_OFFLINE,clicks-2"}); err != nil {
+		t.Errorf("valid names rejected: %v", err)
+	}
+}
+
+func TestAuthHeaderValueInThePathVariableIsNotEchoed(t *testing.T) {
+	secret := "Basic d2FybXVwOnMzY3JldA=="
+	_, _, err := LoadFrom([]string{"WARMUP_TABLES=t", "WARMUP_AUTH_HEADER_FILE=" + secret})
+	if err == nil || !strings.Contains(err.Error(), "WARMUP_AUTH_HEADER_FILE") || strings.Contains(err.Error(), "d2FybXVw") {
+		t.Fatalf("err = %v", err)
 	}
 }

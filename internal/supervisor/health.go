@@ -2,10 +2,14 @@ package supervisor
 
 import (
 	"context"
+	"errors"
+	"syscall"
 	"time"
 )
 
 // check asks /health once with a timeout and shares the answer with /readyz.
+// refused means nothing listens on the broker's port any more (its process is
+// gone); a slow or stalled answer (a GC pause) is only a bad poll.
 func (s *Supervisor) check(ctx context.Context) (ok, refused bool) {
 	cctx, cancel := context.WithTimeout(ctx, s.HealthTimeout)
 	defer cancel()
@@ -13,7 +17,7 @@ func (s *Supervisor) check(ctx context.Context) (ok, refused bool) {
 	if ctx.Err() == nil {
 		s.Health.Store(h, err)
 	}
-	return err == nil && h.OK, err != nil
+	return err == nil && h.OK, errors.Is(err, syscall.ECONNREFUSED)
 }
 
 // waitHealthy polls /health with backoff until 200. False when ctx ended.
@@ -30,8 +34,9 @@ func (s *Supervisor) waitHealthy(ctx context.Context) bool {
 	}
 }
 
-// watch polls /health until the broker goes away (no answer at all, or GoneAfter
-// non-200 answers in a row: a shutting-down broker says SHUTTING_DOWN first).
+// watch polls /health until the broker goes away (connection refused, or GoneAfter
+// failed polls in a row — non-200 or no answer in time: a shutting-down broker
+// says SHUTTING_DOWN first).
 // False when ctx ended.
 func (s *Supervisor) watch(ctx context.Context) bool {
 	bad := 0

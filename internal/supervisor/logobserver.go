@@ -27,6 +27,14 @@ func (o *logObserver) Planned(p prober.Plan) {
 	}
 	o.log.Info("plan", "mode", "default probe", "tables", prober.TableNames(p.Tables), "queries", p.Queries,
 		"servers", len(p.Coverage.Universe), "uncovered", len(p.Coverage.Uncovered))
+	if p.CatalogErr != "" {
+		o.log.Warn("controller table list unavailable: probing WARMUP_TABLES; coverage judged over those tables only",
+			"error", p.CatalogErr)
+	}
+	if len(p.Capped) > 0 {
+		o.log.Warn("WARMUP_TABLES lists more routable tables than WARMUP_MAX_TABLES: probing the first ones",
+			"probed", prober.TableNames(p.Tables), "left_out", p.Capped)
+	}
 	for _, t := range p.Dropped {
 		o.log.Warn("WARMUP_TABLES names a table this broker cannot route: dropped", "table", t)
 	}
@@ -60,4 +68,10 @@ func (o *logObserver) Probed(e prober.ProbeEvent) {
 
 func (o *logObserver) QueryDropped(sql, reason string) {
 	o.log.Warn("custom query dropped: the broker cannot compile it", "sql", sql, "reason", reason)
+}
+
+// Paced says once per run that a table's query quota holds the probes back.
+func (o *logObserver) Paced(table string, quota, rate float64) {
+	o.log.Info("pacing probes under the table's query quota", "table", table,
+		"quota_qps", quota, "probe_qps", rate)
 }

@@ -23,14 +23,16 @@ func (s *Supervisor) warmOnce(ctx context.Context) (rep prober.Report, gone bool
 	deadline := start.Add(s.Opts.Budget)
 	s.Board.StartRun(start, deadline)
 	s.Gate.Close()
-	s.phase(gatehttp.PhaseWarming, fmt.Sprintf("warming: floor %d successful probes, budget %s", s.Opts.Settings.MinIterations, s.Opts.Budget))
+	s.phase(gatehttp.PhaseWarming, fmt.Sprintf("floor %d successful probes, budget %s", s.Opts.Settings.MinIterations, s.Opts.Budget))
 
 	settings := s.Opts.Settings
 	settings.RunID = strconv.FormatInt(start.UnixMilli(), 36)
+	quotas, _ := s.Broker.(prober.QuotaSource) // *pinot.Client: pace probes under table quotas
 	p := &prober.Prober{
 		Broker:   s.Broker,
 		Planner:  prober.Planner{Catalog: s.Broker, Settings: settings},
 		Observer: prober.Observers{gatehttp.Recorder{M: s.Metrics, Board: s.Board}, newLogObserver(s.Log)},
+		Quotas:   quotas,
 		Now:      s.Now,
 	}
 	runCtx, cancelRun := context.WithCancel(ctx)
@@ -73,6 +75,9 @@ func (s *Supervisor) finish(rep prober.Report, start time.Time) {
 	})
 	attrs := []any{"outcome", rep.Outcome, "duration", dur.Round(time.Millisecond).String(),
 		"probes_succeeded", rep.Succeeded, "probes_failed", rep.Failed, "floor", s.Opts.Settings.MinIterations}
+	if st := s.Board.Snapshot(s.Gate); st.FirstProbesMedianMs > 0 {
+		attrs = append(attrs, "first_probes_median_ms", st.FirstProbesMedianMs, "last_probes_median_ms", st.LastProbesMedianMs)
+	}
 	if rep.Err != nil {
 		attrs = append(attrs, "error", rep.Err.Error())
 	}

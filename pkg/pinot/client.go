@@ -45,10 +45,18 @@ func New(o Options) *Client {
 		// resty retries nothing by default; the prober owns retry policy.
 		return resty.NewWithClient(hc).
 			SetBaseURL(strings.TrimRight(base, "/")).
+			SetResponseBodyLimit(MaxAnswerBytes).
 			SetHeader("User-Agent", ua)
 	}
 	return &Client{broker: mk(o.BrokerURL), controller: mk(o.ControllerURL), auth: o.Auth}
 }
+
+// MaxAnswerBytes caps every answer read from Pinot. A probe's answer is a few KB
+// (LIMIT 1); a broker or proxy that streams without end must not grow the sidecar
+// without bound (16 probes at loopback speed filled 3.9 GB in 3 s before this cap,
+// and GC pressure then held the gate past its budget). A larger answer is a
+// failed probe.
+const MaxAnswerBytes = 1 << 20
 
 // DefaultHTTPClient keeps enough idle connections per host for 64 probes in flight:
 // Go's default of 2 would make every concurrent probe pay a new TCP handshake.

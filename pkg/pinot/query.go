@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strconv"
 	"time"
+
+	"github.com/go-resty/resty/v2"
 )
 
 // ProbeIDPrefix starts every probe's clientQueryId, so operators can filter probes
@@ -46,14 +48,18 @@ func (c *Client) Query(ctx context.Context, q Query) Result {
 		Post("/query/sql")
 	if err != nil {
 		msg := err.Error()
-		if errors.Is(err, context.DeadlineExceeded) {
+		if errors.Is(err, resty.ErrResponseBodyTooLarge) {
+			msg = fmt.Sprintf("answer larger than %d MiB: not read further", MaxAnswerBytes>>20)
+		} else if errors.Is(err, context.DeadlineExceeded) {
 			msg = "probe timed out"
 		} else if errors.Is(err, context.Canceled) {
 			msg = "probe cancelled"
 		}
 		return Result{Class: Transient, Message: msg}
 	}
-	return Classify(resp.StatusCode(), resp.Body())
+	res := Classify(resp.StatusCode(), resp.Body())
+	res.Message = c.redact(res.Message)
+	return res
 }
 
 func queryOptions(q Query) string {

@@ -33,7 +33,7 @@ func (c *Client) RoutingTable(ctx context.Context, table string) (RoutingTable, 
 	case http.StatusUnauthorized, http.StatusForbidden:
 		return nil, &UnauthorizedError{What: "getting routing table of " + table, Status: resp.StatusCode()}
 	default:
-		return nil, httpError(fmt.Sprintf("getting routing table of %q", table), resp.StatusCode(), resp.Body())
+		return nil, c.redactErr(httpError(fmt.Sprintf("getting routing table of %q", table), resp.StatusCode(), resp.Body()))
 	}
 	var rt RoutingTable
 	if err := json.Unmarshal(resp.Body(), &rt); err != nil {

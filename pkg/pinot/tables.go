@@ -31,7 +31,7 @@ func (c *Client) Tables(ctx context.Context) ([]string, error) {
 	case http.StatusUnauthorized, http.StatusForbidden:
 		return nil, &UnauthorizedError{What: "listing tables from controller", Status: resp.StatusCode()}
 	default:
-		return nil, httpError("listing tables from controller", resp.StatusCode(), resp.Body())
+		return nil, c.redactErr(httpError("listing tables from controller", resp.StatusCode(), resp.Body()))
 	}
 	var body struct {
 		Tables []string `json:"tables"`

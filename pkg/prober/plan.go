@@ -27,6 +27,9 @@ type Plan struct {
 	Dropped []string
 	// Capped are routable requested tables left out by WARMUP_MAX_TABLES.
 	Capped []string
+	// CatalogErr, when set, is why the controller's table list was not used:
+	// coverage is then judged over the WARMUP_TABLES list only.
+	CatalogErr string
 }
 
 // ErrNothingRoutable means no requested or listed table has routing on this broker yet.
@@ -57,11 +60,16 @@ func (pl Planner) Plan(ctx context.Context) (Plan, error) {
 	// WARMUP_TABLES list is judged against all of them when a controller is known.
 	names := s.Tables
 	all, err := pl.Catalog.Tables(ctx)
+	var catalogErr string
 	switch {
 	case err == nil:
 		names = union(s.Tables, all)
-	case len(s.Tables) == 0 || !errors.Is(err, pinot.ErrNoController):
+	case len(s.Tables) == 0:
 		return Plan{}, fmt.Errorf("planning: %w", err)
+	case !errors.Is(err, pinot.ErrNoController):
+		// An explicit list needs no controller: probe it, and say that coverage is
+		// judged over the listed tables only.
+		catalogErr = err.Error()
 	}
 	routes, err := pl.routes(ctx, names)
 	if err != nil {
@@ -87,6 +95,7 @@ func (pl Planner) Plan(ctx context.Context) (Plan, error) {
 		cov := selector.Cover(tables, s.MaxTables)
 		p.Tables, p.Coverage = cov.Chosen, &cov
 	}
+	p.CatalogErr = catalogErr
 	if len(p.Tables) == 0 {
 		return p, fmt.Errorf("planning over %d table(s): %w", len(names), ErrNothingRoutable)
 	}
@@ -104,7 +113,13 @@ func (pl Planner) routes(ctx context.Context, names []string) (map[string]select
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(routingLookups)
 	for _, name := range names {
-		g.Go(func() error {
+		g.Go(func() (err error) {
+			// errgroup does not recover: a panic here would end the process, not the plan.
+			defer func() {
+				if v := recover(); v != nil {
+					err = fmt.Errorf("looking up routing of %q panicked: %v", name, v)
+				}
+			}()
 			rt, err := pl.Catalog.RoutingTable(gctx, name)
 			if errors.Is(err, pinot.ErrNoRouting) {
 				return nil

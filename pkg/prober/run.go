@@ -20,6 +20,9 @@ type Prober struct {
 	Broker   Broker
 	Planner  Planner
 	Observer Observer
+	// Quotas, if set, is asked each probed table's query quota once the plan is
+	// known, and probes are paced under it (pace.go); nil: no pacing.
+	Quotas QuotaSource
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 }
@@ -53,7 +56,9 @@ type run struct {
 	s        Settings
 	deadline time.Time
 	now      func() time.Time
+	pace     *pacer // nil: no table quota to respect
 
+	panicked  atomic.Pointer[any] // first panic of a probe goroutine
 	seq       atomic.Uint64
 	succeeded atomic.Int64
 	failed    atomic.Int64
@@ -66,6 +71,7 @@ func (r *run) do(ctx context.Context) Report {
 		return Report{Outcome: OutcomeBudgetExpired, Err: err, Plan: plan}
 	}
 	r.p.Observer.Planned(plan)
+	r.pace = r.pacing(ctx, plan)
 	if plan.Custom {
 		return r.custom(ctx, plan)
 	}
@@ -75,17 +81,23 @@ func (r *run) do(ctx context.Context) Report {
 // plan retries with backoff until a plan exists or the deadline passes.
 func (r *run) plan(ctx context.Context) (Plan, error) {
 	b := backoff{min: 100 * time.Millisecond, max: 2 * time.Second}
+	// cause is the last failure that was not the budget itself: "the controller
+	// answered 503" says more than "context deadline exceeded".
+	var cause error
 	for {
 		plan, err := r.p.Planner.Plan(ctx)
 		if err == nil {
 			return plan, nil
 		}
+		if ctx.Err() == nil || cause == nil {
+			cause = err
+		}
 		if ctx.Err() != nil {
-			return plan, fmt.Errorf("budget ran out before a plan could be made: %w", err)
+			return plan, fmt.Errorf("budget ran out before a plan could be made: %w", cause)
 		}
 		r.p.Observer.PlanRetry(err)
 		if !b.sleep(ctx) {
-			return plan, fmt.Errorf("budget ran out before a plan could be made: %w", err)
+			return plan, fmt.Errorf("budget ran out before a plan could be made: %w", cause)
 		}
 	}
 }
@@ -101,6 +113,7 @@ func (r *run) noScatter(ctx context.Context) {
 		g := errgroup.Group{}
 		for range n {
 			g.Go(func() error {
+				defer r.catch()
 				if r.probe(ctx, StepNoScatter, NoScatterSQL).Class == pinot.Success {
 					ok.Add(1)
 				}
@@ -108,6 +121,7 @@ func (r *run) noScatter(ctx context.Context) {
 			})
 		}
 		_ = g.Wait()
+		r.rethrow()
 		if ok.Load() < int64(n) {
 			return
 		}
@@ -122,7 +136,7 @@ func (r *run) defaults(ctx context.Context, plan Plan) Report {
 		if rep, done := r.check(ctx, plan); done {
 			return rep
 		}
-		if r.round(ctx, rot.Batch(r.s.Concurrency), nil) {
+		if r.round(ctx, r.batch(ctx, rot, len(plan.Queries)), nil) {
 			b.reset()
 		} else {
 			b.sleep(ctx) // a deadline during the sleep is reported by check()
@@ -195,6 +209,7 @@ func (r *run) round(ctx context.Context, batch []string, seen func(string, pinot
 	g := errgroup.Group{}
 	for _, sql := range batch {
 		g.Go(func() error {
+			defer r.catch()
 			res := r.probe(ctx, StepProbe, sql)
 			if res.Class == pinot.Success {
 				anyOK.Store(true)
@@ -208,11 +223,30 @@ func (r *run) round(ctx context.Context, batch []string, seen func(string, pinot
 		})
 	}
 	_ = g.Wait()
+	r.rethrow()
 	return anyOK.Load()
+}
+
+// catch keeps a panic in a probe goroutine from killing the process (errgroup does
+// not recover); rethrow raises it again on the run's goroutine once the round is
+// over, where Run's recover turns it into outcome failed.
+func (r *run) catch() {
+	if v := recover(); v != nil {
+		r.panicked.CompareAndSwap(nil, &v)
+	}
+}
+
+func (r *run) rethrow() {
+	if v := r.panicked.Load(); v != nil {
+		panic(*v)
+	}
 }
 
 // probe runs one query with a timeout that never outlives the budget.
 func (r *run) probe(ctx context.Context, step, sql string) pinot.Result {
+	if step == StepProbe && !r.admit(ctx, sql) {
+		return pinot.Result{Class: pinot.Transient, Message: "budget ran out"}
+	}
 	timeout := min(r.s.ProbeTimeout, r.deadline.Sub(r.now()))
 	if timeout <= 0 || ctx.Err() != nil {
 		return pinot.Result{Class: pinot.Transient, Message: "budget ran out"}

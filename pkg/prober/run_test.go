@@ -274,3 +274,27 @@ func TestExplicitTablesAreCutAtMaxTablesInOrder(t *testing.T) {
 		t.Errorf("uncovered = %v, want servers 2 and 3", rep.Plan.Coverage.Uncovered)
 	}
 }
+
+func TestPlanSurvivesAPanickingRoutingLookup(t *testing.T) {
+	pl := Planner{Catalog: panickyCatalog{}, Settings: Settings{MaxTables: 5}}
+	_, err := pl.Plan(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "panicked") {
+		t.Fatalf("err = %v, want the panic as an error", err)
+	}
+}
+
+type panickyCatalog struct{}
+
+func (panickyCatalog) Tables(context.Context) ([]string, error) { return []string{"a", "b"}, nil }
+func (panickyCatalog) RoutingTable(context.Context, string) (pinot.RoutingTable, error) {
+	panic("routing bug")
+}
+
+func TestPlanDeadlineReportsTheRealCause(t *testing.T) {
+	p, _, c, _ := cluster(t, Settings{MinIterations: 5})
+	c.SetDown(true)
+	rep := p.Run(context.Background(), time.Now().Add(400*time.Millisecond))
+	if rep.Err == nil || !strings.Contains(rep.Err.Error(), "HTTP 503") {
+		t.Fatalf("err = %v, want the controller's 503 as the cause", rep.Err)
+	}
+}

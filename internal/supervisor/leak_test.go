@@ -1,0 +1,156 @@
+package supervisor
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"runtime"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"go.uber.org/goleak"
+
+	"github.com/warmup-sidecar/warmup-sidecar/internal/fakepinot"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/gatehttp"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/pinot"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober"
+)
+
+// instantBroker answers in-process, with no HTTP: every other probe a 429, the
+// rest successes, so the round backoff never engages and a run reaches hundreds
+// of thousands of probes in seconds. It isolates the sidecar's own per-probe state
+// (prober, observers, metrics, /status, logs) from transport buffers.
+type instantBroker struct{ n atomic.Int64 }
+
+func (b *instantBroker) Query(context.Context, pinot.Query) pinot.Result {
+	if b.n.Add(1)%2 == 0 {
+		return pinot.Result{Class: pinot.Transient, HTTPStatus: 200, ErrorCode: 429,
+			Message: "error 429: TooManyRequestsError: Request 7 exceeds query quota for table: t_OFFLINE"}
+	}
+	return pinot.Result{Class: pinot.Success, HTTPStatus: 200, ServersQueried: 1, ServersResponded: 1}
+}
+
+func (b *instantBroker) Tables(context.Context) ([]string, error) { return []string{"t", "u"}, nil }
+
+func (b *instantBroker) RoutingTable(_ context.Context, t string) (pinot.RoutingTable, error) {
+	return pinot.RoutingTable{t + "_OFFLINE": {"Server_" + t: {"seg"}}}, nil
+}
+
+func (b *instantBroker) Health(context.Context) (pinot.Health, error) {
+	return pinot.Health{OK: true, Status: 200, Body: "OK"}, nil
+}
+
+// heapAfterGC is the live heap once garbage is collected.
+func heapAfterGC() uint64 {
+	var ms runtime.MemStats
+	runtime.GC()
+	runtime.GC()
+	runtime.ReadMemStats(&ms)
+	return ms.HeapAlloc
+}
+
+func leakSupervisor(b Broker, logs io.Writer) (*Supervisor, *gatehttp.Metrics) {
+	m, _ := gatehttp.NewMetrics(prometheus.NewRegistry())
+	opts := Options{Enabled: true, Budget: time.Hour, Rearm: true,
+		Settings: prober.Settings{MinIterations: 1 << 62, Concurrency: 16, MaxTables: 5, ProbeTimeout: time.Second}}
+	return &Supervisor{
+		Opts: opts, Broker: b, Gate: gatehttp.NewGate(m), Metrics: m,
+		Board:  gatehttp.NewStatusBoard(true, opts.Settings.MinIterations, opts.Budget, time.Now),
+		Health: &gatehttp.BrokerHealth{Check: b.Health, MaxAge: time.Second, Timeout: time.Second, Now: time.Now},
+		Log:    slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
+	}, m
+}
+
+// quietHeap is the smallest of three after-GC samples: with 16 probes in flight a
+// single sample carries up to a megabyte of request and response buffers.
+func quietHeap() uint64 {
+	h := heapAfterGC()
+	for range 2 {
+		time.Sleep(20 * time.Millisecond)
+		h = min(h, heapAfterGC())
+	}
+	return h
+}
+
+// measureGrowth runs sup, samples the live heap once `first` probes are done and
+// again once the count has grown tenfold (or after 6s), and reports both.
+func measureGrowth(t *testing.T, sup *Supervisor, probes func() int64, first int64) (n1, n2 int64, h1, h2 uint64) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- sup.Run(ctx) }()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("supervisor: %v", err)
+		}
+	}()
+	waitFor(t, 30*time.Second, fmt.Sprintf("%d probes", first), func() bool { return probes() >= first })
+	n1, h1 = probes(), quietHeap()
+	end := time.Now().Add(6 * time.Second)
+	for probes() < 10*n1 && time.Now().Before(end) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	n2, h2 = probes(), quietHeap()
+	return n1, n2, h1, h2
+}
+
+// checkFlat fails when the live heap grew by more than slack between the samples.
+func checkFlat(t *testing.T, what string, n1, n2 int64, h1, h2 uint64, slack uint64) {
+	t.Helper()
+	per := (float64(h2) - float64(h1)) / float64(n2-n1)
+	t.Logf("%s: live heap %d KiB at %d probes, %d KiB at %d probes (%+.3f bytes/probe)", what, h1>>10, n1, h2>>10, n2, per)
+	if n2 < 3*n1 {
+		t.Fatalf("only %d → %d probes: too few to tell a per-probe leak", n1, n2)
+	}
+	if h2 > h1+slack {
+		t.Errorf("live heap grew %d KiB over %d probes (%.2f bytes/probe): state kept per probe", (h2-h1)>>10, n2-n1, per)
+	}
+}
+
+// TestLeakHeapFlatOverLongWarmup: the live heap does not grow with the probe count.
+// A warmup against a broker answering 429 to every other probe runs for seconds
+// at concurrency 16 (debug logging on); the heap after GC is compared at two
+// points hundreds of thousands of probes apart.
+func TestLeakHeapFlatOverLongWarmup(t *testing.T) {
+	opt := goleak.IgnoreCurrent()
+	t.Cleanup(func() { goleak.VerifyNone(t, opt) })
+	b := &instantBroker{}
+	sup, _ := leakSupervisor(b, io.Discard)
+	n1, n2, h1, h2 := measureGrowth(t, sup, b.n.Load, 5_000)
+	// Keeping even one small string per probe would add ≥ 16 bytes × ≥ 40,000.
+	checkFlat(t, "in-process", n1, n2, h1, h2, 512<<10)
+}
+
+// TestLeakHeapFlatOverHTTPGarbage does the same over HTTP, against a broker that
+// answers every other probe with an HTML error page and the rest with successes:
+// client transport, response bodies and classification included.
+func TestLeakHeapFlatOverHTTPGarbage(t *testing.T) {
+	opt := goleak.IgnoreCurrent()
+	t.Cleanup(func() { goleak.VerifyNone(t, opt) })
+	fb := newFaultBroker(t)
+	var n atomic.Int64
+	page := "<html><head><title>503 Service Temporarily Unavailable</title></head><body>" + fmt.Sprintf("%0500d", 0) + "</body></html>"
+	okBody := fakepinot.OK(1)
+	fb.set(func(fb *faultBroker) {
+		fb.query = func(w http.ResponseWriter, _ *http.Request, _ string) bool {
+			if n.Add(1)%2 == 0 {
+				fmt.Fprint(w, page)
+				return true
+			}
+			fmt.Fprint(w, okBody)
+			return true
+		}
+	})
+	hc := pinot.DefaultHTTPClient()
+	client := pinot.New(pinot.Options{BrokerURL: fb.srv.URL, ControllerURL: fb.srv.URL, HTTPClient: hc})
+	sup, _ := leakSupervisor(client, io.Discard)
+	n1, n2, h1, h2 := measureGrowth(t, sup, fb.probes.Load, 1_000)
+	hc.CloseIdleConnections()
+	fb.srv.Close()
+	checkFlat(t, "HTTP", n1, n2, h1, h2, 1<<20)
+}

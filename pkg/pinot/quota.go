@@ -1,0 +1,61 @@
+package pinot
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"net/http"
+	"strconv"
+	"strings"
+)
+
+// QueryQuota asks the broker for its share of a table's QPS quota:
+// GET /debug/tables/queryQuota/{tableNameWithType} (Pinot ≥ 1.3.0, PR #13864).
+//
+// The broker answers text/plain with Java's String.valueOf(double) of the rate its
+// limiter enforces — the table config's quota.maxQueriesPerSecond divided by the
+// brokers serving the table — for example "8.0", "3.3333333333333335" or "1.0E7";
+// "0.0" means no quota. It looks the name up as given in a map keyed by typed
+// names, so a raw name always answers "0.0": ask per leg ("t_OFFLINE").
+//
+// ok is false when no quota applies: "0.0", or 404 from a broker without the
+// endpoint. err is set for anything else the sidecar cannot read (401/403, 5xx,
+// an unparsable answer, no answer).
+func (c *Client) QueryQuota(ctx context.Context, table string) (qps float64, ok bool, err error) {
+	r, err := c.request(c.broker)
+	if err != nil {
+		return 0, false, err
+	}
+	resp, err := r.SetContext(ctx).Get("/debug/tables/queryQuota/" + pathEscape(table))
+	if err != nil {
+		return 0, false, fmt.Errorf("getting query quota of %q: %w", table, err)
+	}
+	switch resp.StatusCode() {
+	case http.StatusOK:
+	case http.StatusNotFound:
+		return 0, false, nil
+	case http.StatusUnauthorized, http.StatusForbidden:
+		return 0, false, &UnauthorizedError{What: "getting query quota of " + table, Status: resp.StatusCode()}
+	default:
+		return 0, false, httpError(fmt.Sprintf("getting query quota of %q", table), resp.StatusCode(), resp.Body())
+	}
+	qps, ok, err = ParseQueryQuota(resp.Body())
+	if err != nil {
+		return 0, false, fmt.Errorf("query quota of %q: %w", table, err)
+	}
+	return qps, ok, nil
+}
+
+// ParseQueryQuota reads the body of /debug/tables/queryQuota/{t}: one Java double.
+// Zero, negative and non-finite values mean no usable quota (ok false).
+func ParseQueryQuota(body []byte) (qps float64, ok bool, err error) {
+	s := strings.TrimSpace(string(body))
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return 0, false, fmt.Errorf("unparsable answer %q: expected a number such as 25.0", snippet(body))
+	}
+	if v <= 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0, false, nil
+	}
+	return v, true, nil
+}

@@ -1,0 +1,324 @@
+package prober
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/selector"
+)
+
+// QuotaSource answers a typed table's per-broker QPS quota (ok false: none).
+// *pinot.Client satisfies it.
+type QuotaSource interface {
+	QueryQuota(ctx context.Context, table string) (qps float64, ok bool, err error)
+}
+
+// PaceObserver is an optional Observer extension: it hears the rate chosen for a
+// table whose query quota is known, once per run.
+type PaceObserver interface {
+	Paced(table string, quota, rate float64)
+}
+
+// Paced fans the event out to the observers that listen for it.
+func (os Observers) Paced(table string, quota, rate float64) {
+	for _, o := range os {
+		if po, ok := o.(PaceObserver); ok {
+			po.Paced(table, quota, rate)
+		}
+	}
+}
+
+// QuotaShare is the part of a table's per-broker quota the probes may use: the
+// broker's limiter (Guava, one second of burst) then never answers 429 to the
+// sidecar, and real traffic arriving beside the warmup keeps some headroom.
+const QuotaShare = 0.8
+
+// quotaLookupTimeout bounds the quota questions asked once per run.
+const quotaLookupTimeout = time.Second
+
+// pacer spaces probes so no table receives more than QuotaShare of its per-broker
+// quota. A probe draws one slot from the bucket of every table it names; a table
+// without a known quota has no bucket and is never held back.
+type pacer struct {
+	now func() time.Time
+
+	mu      sync.Mutex
+	buckets map[string]*bucket   // typed table → bucket
+	of      map[string][]*bucket // sql → the buckets it draws on
+}
+
+// bucket is a rate limiter with a burst of one (GCRA): next is when its next slot
+// falls due.
+type bucket struct {
+	every time.Duration
+	next  time.Time
+}
+
+// due is when a bucket's (k+1)-th slot from now falls due.
+func (b *bucket) due(now time.Time, k int) time.Time {
+	t := b.next
+	if t.Before(now) {
+		t = now
+	}
+	return t.Add(time.Duration(k) * b.every)
+}
+
+// pacing looks up the quota of every table the plan probes and builds a pacer; nil
+// when no quota source is set or no probed table has a quota. Lookups that fail
+// leave their table unpaced: 429 answers then meet the round backoff instead.
+func (r *run) pacing(ctx context.Context, plan Plan) *pacer {
+	if r.p.Quotas == nil {
+		return nil
+	}
+	// sql → typed tables it names: a default probe names its leg, a custom query
+	// whatever follows its FROM and JOINs.
+	tablesOf := map[string][]string{}
+	for _, q := range plan.Queries {
+		tablesOf[q] = TypedCandidates(QueryTables(q))
+	}
+	var names []string
+	seen := map[string]bool{}
+	for _, ts := range tablesOf {
+		for _, t := range ts {
+			if !seen[t] {
+				seen[t] = true
+				names = append(names, t)
+			}
+		}
+	}
+	quotas := r.lookupQuotas(ctx, names)
+	if len(quotas) == 0 {
+		return nil
+	}
+	p := &pacer{now: r.now, buckets: map[string]*bucket{}, of: map[string][]*bucket{}}
+	for t, qps := range quotas {
+		rate := qps * QuotaShare
+		p.buckets[t] = &bucket{every: time.Duration(float64(time.Second) / rate)}
+		if o, ok := r.p.Observer.(PaceObserver); ok {
+			o.Paced(t, qps, rate)
+		}
+	}
+	for sql, ts := range tablesOf {
+		for _, t := range ts {
+			if b := p.buckets[t]; b != nil {
+				p.of[sql] = append(p.of[sql], b)
+			}
+		}
+	}
+	return p
+}
+
+func (r *run) lookupQuotas(ctx context.Context, names []string) map[string]float64 {
+	lctx, cancel := context.WithTimeout(ctx, quotaLookupTimeout)
+	defer cancel()
+	var mu sync.Mutex
+	out := map[string]float64{}
+	g := errgroup.Group{}
+	g.SetLimit(routingLookups)
+	for _, t := range names {
+		g.Go(func() error {
+			qps, ok, err := r.p.Quotas.QueryQuota(lctx, t)
+			if err == nil && ok {
+				mu.Lock()
+				out[t] = qps
+				mu.Unlock()
+			}
+			return nil
+		})
+	}
+	_ = g.Wait()
+	return out
+}
+
+// pick takes up to n queries from the rotation whose tables have a slot free now,
+// skipping (for this turn) those held back by their quota, so a throttled table
+// does not slow the others. It pulls at most n+span items (span: the rotation's
+// length), and when nothing is free it returns how long until something is.
+func (p *pacer) pick(rot *selector.Rotation, n, span int) ([]string, time.Duration) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	now := p.now()
+	used := map[*bucket]int{}
+	var out []string
+	wait := time.Duration(-1)
+	for pulls := 0; len(out) < n && pulls < n+span; pulls++ {
+		q := rot.Batch(1)[0]
+		at := now
+		for _, b := range p.of[q] {
+			if d := b.due(now, used[b]); d.After(at) {
+				at = d
+			}
+		}
+		if at.After(now) {
+			if w := at.Sub(now); wait < 0 || w < wait {
+				wait = w
+			}
+			continue
+		}
+		for _, b := range p.of[q] {
+			used[b]++
+		}
+		out = append(out, q)
+	}
+	return out, max(wait, 0)
+}
+
+// reserve takes the next slot of every bucket sql draws on and says how long to
+// wait for it (0: go now).
+func (p *pacer) reserve(sql string) time.Duration {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	now := p.now()
+	at := now
+	for _, b := range p.of[sql] {
+		if d := b.due(now, 0); d.After(at) {
+			at = d
+		}
+	}
+	for _, b := range p.of[sql] {
+		b.next = at.Add(b.every)
+	}
+	return at.Sub(now)
+}
+
+// batch is the next round of the default probe: the rotation's next legs, or,
+// when pacing, the legs whose quota has room, waiting (within ctx) until one has.
+func (r *run) batch(ctx context.Context, rot *selector.Rotation, span int) []string {
+	if r.pace == nil {
+		return rot.Batch(r.s.Concurrency)
+	}
+	for {
+		b, wait := r.pace.pick(rot, r.s.Concurrency, span)
+		if len(b) > 0 || !sleepCtx(ctx, wait) {
+			return b
+		}
+	}
+}
+
+// admit holds a probe until its tables' quota has room. False when the wait would
+// outlast ctx or the deadline: the probe is then not sent (and not counted).
+func (r *run) admit(ctx context.Context, sql string) bool {
+	if r.pace == nil {
+		return true
+	}
+	wait := r.pace.reserve(sql)
+	if wait <= 0 {
+		return true
+	}
+	if r.now().Add(wait).After(r.deadline) {
+		return false
+	}
+	return sleepCtx(ctx, wait)
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) bool {
+	if d <= 0 {
+		return ctx.Err() == nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}
+
+// QueryTables lists the tables a query names after FROM or JOIN, unquoted, in
+// order of first appearance. It is a cheap scan, not a parser: a subquery's
+// parenthesis or a name it cannot read is skipped, so the list may be short (the
+// run then relies on 429 backoff for what it missed).
+func QueryTables(sql string) []string {
+	toks := sqlTokens(sql)
+	var out []string
+	seen := map[string]bool{}
+	for i := 0; i+1 < len(toks); i++ {
+		if !strings.EqualFold(toks[i], "FROM") && !strings.EqualFold(toks[i], "JOIN") {
+			continue
+		}
+		t := unquoteIdent(toks[i+1])
+		if t == "" || seen[t] {
+			continue
+		}
+		seen[t] = true
+		out = append(out, t)
+	}
+	return out
+}
+
+// TypedCandidates maps table names to the typed names whose quota applies: a typed
+// name to itself, a raw name to both legs (the broker checks both for it).
+func TypedCandidates(tables []string) []string {
+	var out []string
+	for _, t := range tables {
+		if strings.HasSuffix(t, "_OFFLINE") || strings.HasSuffix(t, "_REALTIME") {
+			out = append(out, t)
+			continue
+		}
+		out = append(out, t+"_OFFLINE", t+"_REALTIME")
+	}
+	return out
+}
+
+// sqlTokens splits on whitespace, commas, semicolons and parentheses, keeping
+// quoted identifiers and literals whole (a doubled quote stays inside).
+func sqlTokens(s string) []string {
+	var out []string
+	var cur strings.Builder
+	flush := func() {
+		if cur.Len() > 0 {
+			out = append(out, cur.String())
+			cur.Reset()
+		}
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '"' || c == '`' || c == '\'':
+			flush()
+			j := i + 1
+			for j < len(s) {
+				if s[j] == c {
+					if j+1 < len(s) && s[j+1] == c {
+						j += 2
+						continue
+					}
+					break
+				}
+				j++
+			}
+			end := min(j+1, len(s))
+			out = append(out, s[i:end])
+			i = end - 1
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == ',' || c == ';':
+			flush()
+		case c == '(' || c == ')':
+			flush()
+			out = append(out, string(c))
+		default:
+			cur.WriteByte(c)
+		}
+	}
+	flush()
+	return out
+}
+
+// unquoteIdent returns a table identifier without its quotes; "" for a token that
+// is not one (a string literal, a parenthesis, an unterminated quote).
+func unquoteIdent(tok string) string {
+	if tok == "" || tok == "(" || tok == ")" || tok[0] == '\'' {
+		return ""
+	}
+	if q := tok[0]; q == '"' || q == '`' {
+		if len(tok) < 2 || tok[len(tok)-1] != q {
+			return ""
+		}
+		return strings.ReplaceAll(tok[1:len(tok)-1], string([]byte{q, q}), string(q))
+	}
+	return tok
+}

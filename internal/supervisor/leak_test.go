@@ -28,8 +28,8 @@ type instantBroker struct{ n atomic.Int64 }
 
 func (b *instantBroker) Query(context.Context, pinot.Query) pinot.Result {
 	if b.n.Add(1)%2 == 0 {
-		return pinot.Result{Class: pinot.Transient, HTTPStatus: 200, ErrorCode: 429,
-			Message: "error 429: TooManyRequestsError: Request 7 exceeds query quota for table: t_OFFLINE"}
+		return pinot.Result{Class: pinot.Transient, HTTPStatus: 200, ErrorCode: 427,
+			Message: "error 427: ServerNotRespondingError: 1 servers [Server_1] not responded"}
 	}
 	return pinot.Result{Class: pinot.Success, HTTPStatus: 200, ServersQueried: 1, ServersResponded: 1}
 }
@@ -113,7 +113,7 @@ func checkFlat(t *testing.T, what string, n1, n2 int64, h1, h2 uint64, slack uin
 }
 
 // TestLeakHeapFlatOverLongWarmup: the live heap does not grow with the probe count.
-// A warmup against a broker answering 429 to every other probe runs for seconds
+// A warmup against a broker answering 427 (servers not responding) to every other probe runs for seconds
 // at concurrency 16 (debug logging on); the heap after GC is compared at two
 // points hundreds of thousands of probes apart.
 func TestLeakHeapFlatOverLongWarmup(t *testing.T) {

@@ -49,6 +49,10 @@ type pacer struct {
 	mu      sync.Mutex
 	buckets map[string]*bucket   // typed table → bucket
 	of      map[string][]*bucket // sql → the buckets it draws on
+	tables  map[string][]string  // sql → typed tables it names
+	ok      map[string][]time.Time
+	learned map[string]*learnedPace // typed table → its pace, learned from 429s
+	start   time.Time
 }
 
 // bucket is a rate limiter with a burst of one (GCRA): next is when its next slot
@@ -67,13 +71,10 @@ func (b *bucket) due(now time.Time, k int) time.Time {
 	return t.Add(time.Duration(k) * b.every)
 }
 
-// pacing looks up the quota of every table the plan probes and builds a pacer; nil
-// when no quota source is set or no probed table has a quota. Lookups that fail
-// leave their table unpaced: 429 answers then meet the round backoff instead.
+// pacing looks up the quota of every table the plan probes and builds the run's
+// pacer. Tables without a known quota (no quota source, a broker before 1.3, a
+// failed lookup) start unpaced; their first 429 teaches the pacer (pace_learn.go).
 func (r *run) pacing(ctx context.Context, plan Plan) *pacer {
-	if r.p.Quotas == nil {
-		return nil
-	}
 	// sql → typed tables it names: a default probe names its leg, a custom query
 	// whatever follows its FROM and JOINs.
 	tablesOf := map[string][]string{}
@@ -90,11 +91,12 @@ func (r *run) pacing(ctx context.Context, plan Plan) *pacer {
 			}
 		}
 	}
-	quotas := r.lookupQuotas(ctx, names)
-	if len(quotas) == 0 {
-		return nil
+	quotas := map[string]float64{}
+	if r.p.Quotas != nil {
+		quotas = r.lookupQuotas(ctx, names)
 	}
-	p := &pacer{now: r.now, buckets: map[string]*bucket{}, of: map[string][]*bucket{}}
+	p := &pacer{now: r.now, buckets: map[string]*bucket{}, of: map[string][]*bucket{},
+		tables: tablesOf, ok: map[string][]time.Time{}, learned: map[string]*learnedPace{}, start: r.now()}
 	for t, qps := range quotas {
 		rate := qps * QuotaShare
 		p.buckets[t] = &bucket{every: time.Duration(float64(time.Second) / rate)}

@@ -56,7 +56,7 @@ type run struct {
 	s        Settings
 	deadline time.Time
 	now      func() time.Time
-	pace     *pacer // nil: no table quota to respect
+	pace     *pacer // nil until the plan is known
 
 	panicked  atomic.Pointer[any] // first panic of a probe goroutine
 	seq       atomic.Uint64
@@ -136,11 +136,7 @@ func (r *run) defaults(ctx context.Context, plan Plan) Report {
 		if rep, done := r.check(ctx, plan); done {
 			return rep
 		}
-		if r.round(ctx, r.batch(ctx, rot, len(plan.Queries)), nil) {
-			b.reset()
-		} else {
-			b.sleep(ctx) // a deadline during the sleep is reported by check()
-		}
+		r.settle(ctx, r.round(ctx, r.batch(ctx, rot, len(plan.Queries)), nil), &b)
 	}
 }
 
@@ -157,7 +153,7 @@ func (r *run) custom(ctx context.Context, plan Plan) Report {
 			batch = append(batch, live...)
 		}
 		bad := map[string]string{}
-		anyOK := r.round(ctx, batch, func(sql string, res pinot.Result) {
+		res := r.round(ctx, batch, func(sql string, res pinot.Result) {
 			if res.Class == pinot.BadQuery {
 				bad[sql] = res.Message
 			}
@@ -166,11 +162,7 @@ func (r *run) custom(ctx context.Context, plan Plan) Report {
 		if len(live) == 0 {
 			return Report{Outcome: OutcomeFailed, Err: ErrAllQueriesDropped, Plan: plan}
 		}
-		if anyOK {
-			b.reset()
-		} else {
-			b.sleep(ctx)
-		}
+		r.settle(ctx, res, &b)
 	}
 }
 
@@ -203,7 +195,7 @@ func (r *run) check(ctx context.Context, plan Plan) (Report, bool) {
 
 // round fires batch concurrently and waits for all of it; it reports whether any
 // probe succeeded. seen, if set, hears each answer (under a lock).
-func (r *run) round(ctx context.Context, batch []string, seen func(string, pinot.Result)) bool {
+func (r *run) round(ctx context.Context, batch []string, seen func(string, pinot.Result)) roundResult {
 	var mu sync.Mutex
 	var anyOK atomic.Bool
 	g := errgroup.Group{}
@@ -224,7 +216,7 @@ func (r *run) round(ctx context.Context, batch []string, seen func(string, pinot
 	}
 	_ = g.Wait()
 	r.rethrow()
-	return anyOK.Load()
+	return roundResult{anyOK: anyOK.Load()}
 }
 
 // catch keeps a panic in a probe goroutine from killing the process (errgroup does
@@ -257,6 +249,13 @@ func (r *run) probe(ctx context.Context, step, sql string) pinot.Result {
 	t0 := r.now()
 	res := r.p.Broker.Query(pctx, pinot.Query{SQL: sql, Timeout: timeout, ClientQueryID: id})
 	lat := r.now().Sub(t0)
+	if r.pace != nil && step == StepProbe {
+		if t, quota, rate, changed := r.pace.observe(sql, res); changed {
+			if o, ok := r.p.Observer.(PaceObserver); ok {
+				o.Paced(t, quota, rate)
+			}
+		}
+	}
 	if step == StepProbe {
 		if res.Class == pinot.Success {
 			r.succeeded.Add(1)

@@ -1,0 +1,128 @@
+//go:build e2e
+
+package scenarios
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/warmup-sidecar/warmup-sidecar/e2e/cluster"
+)
+
+// Issue 6, real broker: the broker is SIGKILLed mid-warmup. The cut run ends
+// failed, readiness never opens for the dead broker, and a new run warms the
+// restarted one.
+func TestBrokerKilledMidWarmup(t *testing.T) {
+	healthyBroker(t)
+	p := startSidecar(t, env("WARMUP_MIN_ITERATIONS=3000", "WARMUP_BUDGET=90s"))
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		st, _ := p.Status()
+		if st.Phase == "warming" && st.ProbesSucceeded > 50 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("never warming; logs:\n%s", p.Logs())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	coldBroker(t, cluster.WithBrokerExtraConf())
+	// Until the new run is warm, /readyz must never say 200.
+	deadline = time.Now().Add(4 * time.Minute)
+	for {
+		ready, why := p.Ready()
+		if ready {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("not ready again: %s; logs:\n%s", why, p.Logs())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	failed := metric(t, p, "pinot_warmup_runs_total", `outcome="failed"`)
+	warm := metric(t, p, "pinot_warmup_runs_total", `outcome="warm"`)
+	if failed != 1 || warm != 1 {
+		t.Fatalf("runs: failed %v warm %v; want the cut run failed and one warm run after it", failed, warm)
+	}
+	st, _ := p.Status()
+	if st.Run != 2 || st.ProbesSucceeded < 3000 {
+		t.Fatalf("status after the restart: %+v", st)
+	}
+	t.Logf("cut run failed (%s); run 2 warm with %d probes in %.1fs", firstLine(p.Logs(), "broker went away"), st.ProbesSucceeded, st.DurationSeconds)
+}
+
+// Issue 6, real broker: a table QPS quota below the probe rate. Pinot 0.11 has no
+// /debug/tables/queryQuota endpoint (404: nothing to pace by), so what this
+// proves on 0.11 is the fallback: quota rejections back the rounds off instead of
+// burning the budget, and the floor is still reached.
+func TestTableQuotaBelowProbeRate(t *testing.T) {
+	const qps = 20
+	setQuota(t, cluster.TableServer2, fmt.Sprint(qps))
+	t.Cleanup(func() {
+		setQuota(t, cluster.TableServer2, "")
+		coldBroker(t)
+		healthyBroker(t)
+	})
+	coldBroker(t) // the broker reads quotas when it builds routing
+	healthyBroker(t)
+
+	p := startSidecar(t, env("WARMUP_TABLES="+cluster.TableServer2, "WARMUP_CONCURRENCY=8",
+		"WARMUP_MIN_ITERATIONS=150", "WARMUP_BUDGET=30s"))
+	st := waitOutcome(t, p, 60*time.Second)
+	rate := float64(st.ProbesSucceeded) / st.DurationSeconds
+	t.Logf("quota %d qps: outcome %s, %d ok / %d failed in %.1fs (%.1f ok/s); last error %q",
+		qps, st.Outcome, st.ProbesSucceeded, st.ProbesFailed, st.DurationSeconds, rate, st.LastError)
+	if st.Outcome != "warm" {
+		t.Fatalf("outcome %q under a %d qps quota", st.Outcome, qps)
+	}
+	if st.ProbesFailed == 0 {
+		t.Fatalf("no probe was refused: the quota was not in force, the test proves nothing")
+	}
+	if !strings.Contains(st.LastError, "429") {
+		t.Errorf("last error %q is not the quota's 429", st.LastError)
+	}
+	// Burning the budget would look like thousands of refusals for 150 successes.
+	if st.ProbesFailed > 2*st.ProbesSucceeded {
+		t.Errorf("%d refused vs %d succeeded: the budget went on 429s", st.ProbesFailed, st.ProbesSucceeded)
+	}
+}
+
+// setQuota sets (or, with "", removes) the OFFLINE table's maxQueriesPerSecond.
+func setQuota(t *testing.T, table, qps string) {
+	t.Helper()
+	c := http.Client{Timeout: 10 * time.Second}
+	resp, err := c.Get(pinot.ControllerURL() + "/tables/" + table + "?type=offline")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	var wrapped map[string]map[string]any
+	if err := json.Unmarshal(b, &wrapped); err != nil || wrapped["OFFLINE"] == nil {
+		t.Fatalf("table config of %s: %v: %s", table, err, b)
+	}
+	cfg := wrapped["OFFLINE"]
+	if qps == "" {
+		delete(cfg, "quota")
+	} else {
+		cfg["quota"] = map[string]any{"maxQueriesPerSecond": qps}
+	}
+	body, _ := json.Marshal(cfg)
+	req, _ := http.NewRequest(http.MethodPut, pinot.ControllerURL()+"/tables/"+table, bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	resp, err = c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("updating %s quota to %q: HTTP %d: %s", table, qps, resp.StatusCode, b)
+	}
+}

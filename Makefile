@@ -5,7 +5,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X main.version=$(VERSION)
 BIN := bin/warmup-sidecar
 
-.PHONY: all build test unit vet packaging dashboard fuzz footprint e2e demo bench fuzz clean
+.PHONY: all build test unit vet packaging dashboard fuzz footprint bench bench-smoke e2e demo bench fuzz clean
 
 all: build
 
@@ -15,7 +15,7 @@ build:
 
 # What CI runs: vet, unit tests with the race detector, the packaging checks
 # (Dockerfile, chart, post-renderer, dashboard), then the later layers.
-test: vet unit packaging dashboard fuzz e2e
+test: vet unit packaging dashboard fuzz e2e bench-smoke
 
 vet:
 	$(GO) vet ./...
@@ -46,6 +46,16 @@ footprint:
 # checks, then every scenario against the real warmup-sidecar binary. -p 1: one cluster at a time.
 e2e:
 	$(GO) test -tags e2e -count=1 -p 1 -timeout 45m ./e2e/cluster/ ./e2e/scenarios/
+
+# Cold-start study on the real cluster: warmup OFF vs ON (default probe, custom
+# query shapes), interleaved cold broker restarts, open-loop load at a calibrated
+# rate → results/coldstart/latest.{json,md,png}. ~30 min; run on a quiet machine.
+bench:
+	bash scripts/bench.sh
+
+# The same tool, 1 restart per arm and short windows: fails if the tool is broken.
+bench-smoke:
+	bash scripts/bench.sh smoke
 
 # README's first command: a local Pinot, a cold broker, the sidecar warming it.
 demo:

@@ -48,7 +48,7 @@ func (c *Cluster) loadTables(ctx context.Context) error {
 	for range ingestWorkers {
 		wg.Go(func() {
 			for j := range next {
-				if err := c.ingestCSV(ctx, j.table, j.csv, j.seq); err != nil {
+				if err := c.ingestWithRetry(ctx, j.table, j.csv, j.seq); err != nil {
 					cancel(err)
 				}
 			}
@@ -145,4 +145,24 @@ func (c *Cluster) ServersOf(ctx context.Context, table string) ([]string, error)
 		}
 	}
 	return slices.Sorted(maps.Keys(set)), nil
+}
+
+// ingestWithRetry retries an upload a few times: the 0.11 controller names its
+// working directory after the current millisecond, so two uploads in the same
+// millisecond collide ("Could not create directory", HTTP 500). The segment name is
+// explicit, so a retry replaces rather than duplicates.
+func (c *Cluster) ingestWithRetry(ctx context.Context, table, csv string, seq int) error {
+	var err error
+	for attempt := range 4 {
+		if err = c.ingestCSV(ctx, table, csv, seq); err == nil || ctx.Err() != nil {
+			return err
+		}
+		c.opts.Logger.Warn("segment upload failed, retrying", "table", table, "segment", seq, "attempt", attempt+1, "error", err)
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(time.Duration(50*(attempt+1)+7*seq) * time.Millisecond):
+		}
+	}
+	return err
 }

@@ -1,0 +1,146 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/warmup-sidecar/warmup-sidecar/internal/coldstart"
+)
+
+// windowFlags are the load's timing, shared by run and study.
+type windowFlags struct {
+	cold, warmStart, warmEnd, timeout time.Duration
+}
+
+func (w *windowFlags) register(fs *flag.FlagSet) {
+	fs.DurationVar(&w.cold, "cold", 8*time.Second, "cold window [0, cold) after Ready")
+	fs.DurationVar(&w.warmStart, "warm-start", 60*time.Second, "warm window start (the load runs continuously until --warm-end)")
+	fs.DurationVar(&w.warmEnd, "warm-end", 75*time.Second, "warm window end, and the end of the load")
+	fs.DurationVar(&w.timeout, "timeout", coldstart.DefaultTimeout, "client timeout: a round trip beyond it is a cancellation")
+}
+
+func (w windowFlags) check() error {
+	switch {
+	case w.cold <= 0:
+		return fmt.Errorf("--cold %s: want > 0", w.cold)
+	case w.warmStart < w.cold:
+		return fmt.Errorf("--warm-start %s: want ≥ --cold %s", w.warmStart, w.cold)
+	case w.warmEnd <= w.warmStart:
+		return fmt.Errorf("--warm-end %s: want > --warm-start %s", w.warmEnd, w.warmStart)
+	case w.timeout <= 0:
+		return fmt.Errorf("--timeout %s: want > 0", w.timeout)
+	}
+	return nil
+}
+
+// mixFlags choose the query mix.
+type mixFlags struct {
+	file, table string
+}
+
+func (m *mixFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&m.file, "queries-file", "", "queries, one per line (\"name: SELECT ...\" names one; # comments); default: the built-in mix on --table")
+	fs.StringVar(&m.table, "table", "bench_events", "table of the built-in mix (columns of e2e/testdata/tables/bench_events.schema.json)")
+}
+
+func (m mixFlags) load() (coldstart.Mix, error) {
+	if m.file != "" {
+		return coldstart.LoadMix(m.file)
+	}
+	return coldstart.DefaultMix(m.table), nil
+}
+
+// headerList is a repeatable "Name: value" flag.
+type headerList http.Header
+
+func (h headerList) String() string { return "" }
+
+func (h headerList) Set(v string) error {
+	k, val, ok := strings.Cut(v, ":")
+	if !ok || strings.TrimSpace(k) == "" {
+		return fmt.Errorf("header %q: want \"Name: value\"", v)
+	}
+	http.Header(h).Add(strings.TrimSpace(k), strings.TrimSpace(val))
+	return nil
+}
+
+// envList is a repeatable KEY=VALUE flag.
+type envList map[string]string
+
+func (e envList) String() string { return "" }
+
+func (e envList) Set(v string) error {
+	k, val, ok := strings.Cut(v, "=")
+	if !ok || !strings.HasPrefix(k, "WARMUP_") {
+		return fmt.Errorf("%q: want WARMUP_NAME=value", v)
+	}
+	e[k] = val
+	return nil
+}
+
+// intList is a comma-separated list of positive integers.
+type intList []int
+
+func (l *intList) String() string {
+	s := make([]string, len(*l))
+	for i, n := range *l {
+		s[i] = strconv.Itoa(n)
+	}
+	return strings.Join(s, ",")
+}
+
+func (l *intList) Set(v string) error {
+	*l = nil
+	for _, f := range strings.Split(v, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 {
+			return fmt.Errorf("%q: want positive integers separated by commas", v)
+		}
+		*l = append(*l, n)
+	}
+	return nil
+}
+
+// parse parses fs and prints its error once; it reports whether to go on and the exit code.
+func parse(fs *flag.FlagSet, args []string, stderr io.Writer) (int, bool) {
+	fs.SetOutput(stderr)
+	if err := fs.Parse(args); err != nil {
+		if err == flag.ErrHelp {
+			return exitOK, false
+		}
+		return exitBadArgs, false
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "%s: unexpected arguments %q\n", fs.Name(), fs.Args())
+		return exitBadArgs, false
+	}
+	return exitOK, true
+}
+
+// floatList is a comma-separated list of fractions in (0, 1].
+type floatList []float64
+
+func (l *floatList) String() string {
+	s := make([]string, len(*l))
+	for i, f := range *l {
+		s[i] = strconv.FormatFloat(f, 'g', -1, 64)
+	}
+	return strings.Join(s, ",")
+}
+
+func (l *floatList) Set(v string) error {
+	*l = nil
+	for _, f := range strings.Split(v, ",") {
+		x, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+		if err != nil || x <= 0 || x > 1 {
+			return fmt.Errorf("%q: want fractions in (0, 1] separated by commas", v)
+		}
+		*l = append(*l, x)
+	}
+	return nil
+}

@@ -1,0 +1,112 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/warmup-sidecar/warmup-sidecar/internal/coldstart"
+)
+
+// fakeBroker is healthy after healthyAfter, then answers queries slowly for `cold`, then fast.
+func fakeBroker(t *testing.T, healthyAfter, cold time.Duration) *httptest.Server {
+	start := time.Now()
+	var healthyAt atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/health":
+			if time.Since(start) < healthyAfter {
+				http.Error(w, "Pinot broker status is STARTING", http.StatusServiceUnavailable)
+				return
+			}
+			healthyAt.CompareAndSwap(0, time.Now().UnixNano())
+			fmt.Fprint(w, "OK")
+		case "/query/sql":
+			d := 3 * time.Millisecond
+			if h := healthyAt.Load(); h == 0 || time.Since(time.Unix(0, h)) < cold {
+				d = 400 * time.Millisecond
+			}
+			select {
+			case <-time.After(d):
+			case <-r.Context().Done():
+				return
+			}
+			fmt.Fprintf(w, `{"exceptions":[],"numServersQueried":2,"numServersResponded":2,"timeUsedMs":%d,"resultTable":{"rows":[[1]]}}`, d.Milliseconds())
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func TestRunWaitsForReadyThenRecordsARestart(t *testing.T) {
+	srv := fakeBroker(t, 300*time.Millisecond, 400*time.Millisecond)
+	out := t.TempDir()
+	args := []string{"run", "--broker", srv.URL, "--rate", "100", "--timeout", "250ms",
+		"--cold", "300ms", "--warm-start", "800ms", "--warm-end", "1200ms", "--out", out, "--pinot-version", "test"}
+	var stdout, stderr bytes.Buffer
+	begin := time.Now()
+	if code := run(args, &stdout, &stderr); code != exitOK {
+		t.Fatalf("exit %d; stderr:\n%s", code, stderr.String())
+	}
+	if took := time.Since(begin); took < 1500*time.Millisecond {
+		t.Errorf("took %s: the load must start only once /health is 200 (0.3 s) and run 1.2 s", took)
+	}
+	s, err := coldstart.ReadStudy(filepath.Join(out, "study.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs := s.Arms[coldstart.ArmOff].Restarts
+	if len(rs) != 1 {
+		t.Fatalf("off restarts = %d, want 1", len(rs))
+	}
+	if r := rs[0]; r.ColdCancelRate < 0.9 || r.WarmCancelRate != 0 || r.WarmupSeconds != 0 {
+		t.Errorf("restart = cold cancel %.2f (want ≥ 0.9), warm cancel %.2f (want 0), warmup %v (want 0)",
+			r.ColdCancelRate, r.WarmCancelRate, r.WarmupSeconds)
+	}
+	// A second run appends to the same arm.
+	srv2 := fakeBroker(t, 0, 0)
+	args[2] = srv2.URL
+	if code := run(args, &stdout, &stderr); code != exitOK {
+		t.Fatalf("second run: exit %d; stderr:\n%s", code, stderr.String())
+	}
+	s, _ = coldstart.ReadStudy(filepath.Join(out, "study.json"))
+	if n := len(s.Arms[coldstart.ArmOff].Restarts); n != 2 {
+		t.Errorf("after a second run: %d restarts, want 2", n)
+	}
+	for _, f := range []string{"study.md", "off-1.png", "off-2.png", "off-1.trace.json"} {
+		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+			t.Errorf("output missing: %v", err)
+		}
+	}
+}
+
+func TestBadArguments(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"nope"}, `unknown command "nope"`},
+		{[]string{"run", "--rate", "10"}, "--broker and --rate (> 0) are required"},
+		{[]string{"run", "--broker", "http://x", "--rate", "10", "--cold", "10s", "--warm-start", "5s"}, "--warm-start 5s: want ≥ --cold 10s"},
+		{[]string{"run", "--broker", "http://x", "--rate", "10", "--queries-file", "/nonexistent"}, "queries file"},
+		{[]string{"study", "--sidecar-env", "FOO=1"}, `"FOO=1": want WARMUP_NAME=value`},
+		{[]string{"calibrate"}, "give exactly one of --broker URL and --local"},
+	} {
+		var stdout, stderr bytes.Buffer
+		if code := run(tc.args, &stdout, &stderr); code != exitBadArgs {
+			t.Errorf("%v: exit %d, want %d", tc.args, code, exitBadArgs)
+		}
+		if !strings.Contains(stderr.String(), tc.want) {
+			t.Errorf("%v: stderr %q lacks %q", tc.args, stderr.String(), tc.want)
+		}
+	}
+}

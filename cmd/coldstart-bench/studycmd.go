@@ -1,0 +1,105 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/warmup-sidecar/warmup-sidecar/e2e/bench"
+	"github.com/warmup-sidecar/warmup-sidecar/internal/coldstart"
+)
+
+func studyCmd(ctx context.Context, args []string, stdout, stderr io.Writer, log *slog.Logger) int {
+	fs := flag.NewFlagSet("study", flag.ContinueOnError)
+	var (
+		w          windowFlags
+		m          mixFlags
+		sidecarEnv = envList{}
+		levels     = intList{1, 2, 4, 8, 16, 32}
+		fractions  = floatList(coldstart.DefaultFractions)
+		smoke      = fs.Bool("smoke", false, "1 restart per arm, short windows and a short calibration: checks the tool works, measures nothing")
+		restarts   = fs.Int("restarts", 5, "cold broker restarts per arm")
+		arms       = fs.String("arms", strings.Join(coldstart.ArmOrder, ","), "arms, interleaved in every round")
+		rate       = fs.Float64("rate", 0, "arrivals per second; 0: calibrate on the warm broker first (see --rate-fractions)")
+		calStep    = fs.Duration("calibration-step", 6*time.Second, "length of each closed-loop calibration step")
+		settle     = fs.Duration("settle", 5*time.Second, "pause between restarts")
+		basePort   = fs.Int("base-port", bench.DefaultBasePort, "first port of the local cluster (it uses 40 ports from there)")
+		rows       = fs.Int("bench-rows", 0, "rows of the benchmark table (0: 1,000,000)")
+		segments   = fs.Int("bench-segments", 0, "segments of the benchmark table (0: 8)")
+		out        = fs.String("out", "results/coldstart", "directory for <name>.json, <name>.md and <name>.png")
+		name       = fs.String("name", "", "output base name (default: latest, or smoke with --smoke)")
+		workDir    = fs.String("work-dir", "", "keep the cluster, GC, sidecar logs and per-query traces here (default: a temp dir, removed)")
+		check      = fs.Bool("check", true, "fail when the output shows the tool did not work (missing restarts, failed loads, no warmup)")
+	)
+	w.register(fs)
+	m.register(fs)
+	fs.Var(sidecarEnv, "sidecar-env", "extra WARMUP_NAME=value for the ON arms' sidecar (repeatable)")
+	fs.Var(&levels, "calibration-levels", "closed-loop client counts of the calibration")
+	fs.Var(&fractions, "rate-fractions", "shares of the warm capacity tried open loop, in order; the rate is the highest a warm broker serves with no cancellation and p99 ≤ 250 ms")
+	if code, ok := parse(fs, args, stderr); !ok {
+		return code
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if *smoke {
+		// Smoke defaults, unless a flag says otherwise.
+		def := func(flagName string, apply func()) {
+			if !set[flagName] {
+				apply()
+			}
+		}
+		sm := bench.Smoke(bench.Config{})
+		def("restarts", func() { *restarts = sm.Restarts })
+		def("cold", func() { w.cold = sm.Cold })
+		def("warm-start", func() { w.warmStart = sm.WarmStart })
+		def("warm-end", func() { w.warmEnd = sm.WarmEnd })
+		def("settle", func() { *settle = sm.Settle })
+		def("calibration-step", func() { *calStep = sm.CalibrationStep })
+		def("calibration-levels", func() { levels = sm.CalibrationLevels })
+	}
+	if *name == "" {
+		*name = "latest"
+		if *smoke {
+			*name = "smoke"
+		}
+	}
+	if err := w.check(); err != nil {
+		fmt.Fprintln(stderr, "study:", err)
+		return exitBadArgs
+	}
+	mix, err := m.load()
+	if err != nil {
+		fmt.Fprintln(stderr, "study:", err)
+		return exitBadArgs
+	}
+	cfg := bench.Config{
+		Arms: strings.Split(*arms, ","), Restarts: *restarts, Rate: *rate, RateFractions: fractions,
+		Cold: w.cold, WarmStart: w.warmStart, WarmEnd: w.warmEnd, Timeout: w.timeout, Mix: mix,
+		Settle: *settle, BasePort: *basePort, BenchRows: *rows, BenchSegments: *segments,
+		SidecarEnv: sidecarEnv, CalibrationLevels: levels, CalibrationStep: *calStep,
+		WorkDir: *workDir, KeepWorkDir: *workDir != "", Smoke: *smoke,
+		Command: "coldstart-bench study " + strings.Join(args, " "), Logger: log,
+	}
+	begin := time.Now()
+	res, err := bench.RunStudy(ctx, cfg, *out, *name, *check)
+	if res != nil && res.Study != nil && res.Study.Calibration != nil {
+		c := res.Study.Calibration
+		fmt.Fprintf(stdout, "Calibration (warm broker, study query mix):\n\n%s\n%s\n\n", c.Table(), c.Note())
+	}
+	if res != nil && res.Outputs.JSON != "" {
+		fmt.Fprintf(stdout, "%s\nWrote %s, %s, %s in %s.\n", coldstart.Markdown(res.Study),
+			res.Outputs.JSON, res.Outputs.Markdown, res.Outputs.PNG, time.Since(begin).Round(time.Second))
+	}
+	if err != nil {
+		log.Error("study failed", "error", err)
+		if *workDir == "" {
+			fmt.Fprintln(stderr, "(rerun with --work-dir DIR to keep the cluster, sidecar and GC logs)")
+		}
+		return exitFailed
+	}
+	return exitOK
+}

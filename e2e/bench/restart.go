@@ -1,0 +1,212 @@
+package bench
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/warmup-sidecar/warmup-sidecar/e2e/cluster"
+	"github.com/warmup-sidecar/warmup-sidecar/internal/coldstart"
+)
+
+// readyTimeout bounds one restart's wait for Ready: a JVM start plus the sidecar's budget,
+// with room for a busy machine.
+const readyTimeout = 5 * time.Minute
+
+// Restart measures one cold restart of arm: SIGKILL the broker, start the sidecar (ON arms)
+// while the broker is down, as in a restarted pod, start a fresh broker JVM, wait for the
+// arm's Ready signal (OFF: broker /health 200; ON: sidecar /readyz 200) and run the load
+// from that instant.
+func (e *Env) Restart(ctx context.Context, arm string, n int, rate float64) (coldstart.Restart, *coldstart.Trace, error) {
+	cfg := e.cfg
+	tag := fmt.Sprintf("%s-%d", arm, n)
+	if err := e.Cluster.KillBroker(); err != nil {
+		return coldstart.Restart{}, nil, fmt.Errorf("kill broker: %w", err)
+	}
+	readyURL := e.Cluster.BrokerURL() + "/health"
+	var sc *sidecar
+	if env := e.sidecarEnv(arm); env != nil {
+		listen, err := e.sidecarListen()
+		if err != nil {
+			return coldstart.Restart{}, nil, err
+		}
+		if sc, err = startSidecar(e.sidecar, listen, filepath.Join(e.work, "logs", "sidecar-"+tag+".log"), env); err != nil {
+			return coldstart.Restart{}, nil, err
+		}
+		defer sc.stop()
+		readyURL = sc.url + "/readyz"
+	}
+	if err := e.Cluster.StartBroker(ctx, cluster.WithBrokerJVMOpts(e.brokerOpts(tag)...)); err != nil {
+		return coldstart.Restart{}, nil, fmt.Errorf("start broker: %w", err)
+	}
+	started := time.Now()
+	pid := e.Cluster.BrokerPID()
+
+	readyAt, err := e.waitReady(ctx, readyURL, sc)
+	if err != nil {
+		return coldstart.Restart{}, nil, err
+	}
+	atReady := e.snapshot(pid)
+
+	// Counters at the window edges, on the Ready clock. The load can end a few ms before the
+	// warm window's end (its last arrival is due just before it), so the marks are waited for.
+	var (
+		mu    sync.Mutex
+		marks = map[string]snapshot{}
+		wg    sync.WaitGroup
+	)
+	var timers []*time.Timer
+	for name, at := range map[string]time.Duration{"cold_end": cfg.Cold, "warm_start": cfg.WarmStart, "warm_end": cfg.WarmEnd} {
+		wg.Add(1)
+		timers = append(timers, time.AfterFunc(time.Until(readyAt.Add(at)), func() {
+			defer wg.Done()
+			s := e.snapshot(pid)
+			mu.Lock()
+			marks[name] = s
+			mu.Unlock()
+		}))
+	}
+	bc := coldstart.NewBrokerClient(e.Cluster.BrokerURL(), nil)
+	tr, err := coldstart.RunLoad(ctx, coldstart.LoadConfig{Rate: rate, Duration: cfg.WarmEnd, Timeout: cfg.Timeout}, cfg.Mix, bc.Send)
+	bc.Close()
+	if err != nil {
+		for _, t := range timers {
+			if t.Stop() {
+				wg.Done()
+			}
+		}
+	}
+	wg.Wait()
+	if err != nil {
+		return coldstart.Restart{}, tr, err
+	}
+	if e.Cluster.BrokerPID() != pid {
+		return coldstart.Restart{}, tr, fmt.Errorf("the broker JVM (pid %d) died under load; see %s", pid, e.Cluster.LogPath("broker"))
+	}
+
+	res := coldstart.Summarise(tr, coldstart.Window{Start: 0, End: cfg.Cold}, coldstart.Window{Start: cfg.WarmStart, End: cfg.WarmEnd})
+	res.ReadySeconds = readyAt.Sub(started).Seconds()
+	res.HealthySeconds = res.ReadySeconds
+	if sc != nil {
+		st, err := sc.status(ctx)
+		if err != nil {
+			return res, tr, err
+		}
+		res.Warmup = st.info()
+		res.WarmupSeconds = st.DurationSeconds
+		if !st.StartedAt.IsZero() {
+			res.HealthySeconds = st.StartedAt.Sub(started).Seconds()
+		}
+		if st.Outcome == "" || st.Outcome == "failed" {
+			e.cfg.Logger.Warn("sidecar warmup did not succeed", "arm", arm, "restart", n, "outcome", st.Outcome, "last_error", st.LastError)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	d := &coldstart.Diagnostics{}
+	d.PreReady = coldstart.WindowDiag{Seconds: atReady.at.Sub(started).Seconds(), BrokerCPUSeconds: atReady.broker}
+	if j := atReady.jvm; atReady.jvmErr == nil { // a fresh JVM: its counters are the pre-Ready figures
+		d.PreReady.JITCompiles, d.PreReady.JITSeconds = j.Compiles, j.CompileSeconds
+		d.PreReady.GCPauses, d.PreReady.GCSeconds, d.PreReady.SafepointSeconds = j.GCPauses, j.GCSeconds, j.SafepointSecs
+	}
+	d.Cold = diff(atReady, marks["cold_end"], &d.Notes, "cold")
+	d.Warm = diff(marks["warm_start"], marks["warm_end"], &d.Notes, "warm")
+	if lines, err := brokerQueryLog(e.Cluster.LogPath("broker"), readyAt); err != nil {
+		d.Notes = append(d.Notes, "broker query log: "+err.Error())
+	} else {
+		d.PreReady.BrokerLog = queryLogStats(lines, started, readyAt)
+		d.Cold.BrokerLog = queryLogStats(lines, readyAt, readyAt.Add(cfg.Cold))
+		d.Warm.BrokerLog = queryLogStats(lines, readyAt.Add(cfg.WarmStart), readyAt.Add(cfg.WarmEnd))
+	}
+	res.Diagnostics = d
+	return res, tr, nil
+}
+
+// waitReady waits for readyURL to answer 200, failing early if the sidecar or the broker dies.
+func (e *Env) waitReady(ctx context.Context, readyURL string, sc *sidecar) (time.Time, error) {
+	wctx, cancel := context.WithTimeoutCause(ctx, readyTimeout, fmt.Errorf("not ready after %s", readyTimeout))
+	defer cancel()
+	watch, stopWatch := context.WithCancelCause(wctx)
+	defer stopWatch(nil)
+	go func() {
+		t := time.NewTicker(200 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-watch.Done():
+				return
+			case <-t.C:
+			}
+			if sc != nil && sc.exited() {
+				stopWatch(fmt.Errorf("%w; see %s", errSidecarDied, sc.log.Name()))
+				return
+			}
+			if e.Cluster.BrokerPID() == 0 {
+				stopWatch(fmt.Errorf("the broker JVM exited while starting; see %s", e.Cluster.LogPath("broker")))
+				return
+			}
+		}
+	}()
+	at, err := coldstart.WaitReady(watch, readyURL, false)
+	if err != nil {
+		if cause := context.Cause(watch); cause != nil {
+			return at, fmt.Errorf("waiting for Ready at %s: %w", readyURL, cause)
+		}
+		return at, err
+	}
+	return at, nil
+}
+
+// snapshot is one reading of every counter the diagnostics use.
+type snapshot struct {
+	at                        time.Time
+	ok                        bool
+	jvm                       JVMCounters
+	jvmErr                    error
+	broker, others, self      float64
+	machineBusy, machineTotal float64
+	err                       error
+}
+
+func (e *Env) snapshot(brokerPID int) snapshot {
+	s := snapshot{at: time.Now(), ok: true}
+	s.jvm, s.jvmErr = ReadJVMCounters(brokerPID)
+	s.broker, _ = CPUSeconds(brokerPID)
+	for _, pid := range e.Cluster.PIDs() {
+		if pid == brokerPID {
+			continue
+		}
+		if v, err := CPUSeconds(pid); err == nil {
+			s.others += v
+		}
+	}
+	s.self, _ = CPUSeconds(0)
+	s.machineBusy, s.machineTotal, _ = MachineCPU()
+	return s
+}
+
+func diff(a, b snapshot, notes *[]string, name string) coldstart.WindowDiag {
+	if !a.ok || !b.ok {
+		*notes = append(*notes, name+": a window edge was not reached")
+		return coldstart.WindowDiag{}
+	}
+	d := coldstart.WindowDiag{Seconds: b.at.Sub(a.at).Seconds()}
+	if a.jvmErr == nil && b.jvmErr == nil {
+		j := b.jvm.Sub(a.jvm)
+		d.JITCompiles, d.JITSeconds = j.Compiles, j.CompileSeconds
+		d.GCPauses, d.GCSeconds, d.SafepointSeconds = j.GCPauses, j.GCSeconds, j.SafepointSecs
+	} else if err := cmp.Or(a.jvmErr, b.jvmErr); err != nil {
+		*notes = append(*notes, name+": "+err.Error())
+	}
+	d.BrokerCPUSeconds = b.broker - a.broker
+	d.OthersCPUSeconds = b.others - a.others
+	d.LoadCPUSeconds = b.self - a.self
+	d.MachineCPUSeconds = b.machineBusy - a.machineBusy
+	if t := b.machineTotal - a.machineTotal; t > 0 {
+		d.MachineBusy = d.MachineCPUSeconds / t
+	}
+	return d
+}

@@ -1,0 +1,340 @@
+// Package bench runs the cold-start study on the local real Pinot cluster of e2e/cluster:
+// it restarts the broker JVM (cluster kept) once per arm and restart, starts the sidecar
+// binary for the ON arms, waits for the arm's Ready signal and measures the load that
+// follows with internal/coldstart. cmd/coldstart-bench's study and calibrate commands call it.
+package bench
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/warmup-sidecar/warmup-sidecar/e2e/cluster"
+	"github.com/warmup-sidecar/warmup-sidecar/internal/coldstart"
+)
+
+// ChartBrokerJVMOpts are the official Helm chart's broker JAVA_OPTS (helm/pinot 1.5.1, see
+// shared/fixtures/pinot-helm/default.yaml) less its container paths: 2 processors, 256 MiB–1 GiB
+// heap, G1 with a 200 ms pause goal. The study adds a per-restart GC log.
+var ChartBrokerJVMOpts = []string{"-XX:ActiveProcessorCount=2", "-Xms256M", "-Xmx1G",
+	"-XX:+UseG1GC", "-XX:MaxGCPauseMillis=200", "-Djute.maxbuffer=4000000"}
+
+// DefaultBasePort keeps the study's cluster clear of the e2e tests' (cluster.DefaultBasePort).
+const DefaultBasePort = 29000
+
+// sidecarPortOffset puts the sidecar's listener above the ports the cluster uses.
+const sidecarPortOffset = cluster.PortSpan - 5
+
+// Config is one study.
+type Config struct {
+	Arms     []string // default: off, on_default, on_custom
+	Restarts int      // per arm
+	Rate     float64  // arrivals/s; 0: calibrate first (coldstart.Calibrate)
+	// RateFractions of the warm capacity the calibration tries (nil: coldstart.DefaultFractions).
+	RateFractions []float64
+	Cold          time.Duration // cold window [0, Cold)
+	WarmStart     time.Duration // warm window [WarmStart, WarmEnd); the load runs [0, WarmEnd)
+	WarmEnd       time.Duration
+	Timeout       time.Duration // client timeout (2 s)
+	Mix           coldstart.Mix // nil: coldstart.DefaultMix(cluster.TableBench)
+	// Settle is the pause between one restart's end and the next restart.
+	Settle time.Duration
+
+	BasePort      int
+	BrokerJVMOpts []string // nil: ChartBrokerJVMOpts
+	BenchRows     int      // 0: the harness default (1,000,000)
+	BenchSegments int      // 0: the harness default (8)
+	// SidecarEnv is added to every ON arm's WARMUP_* environment (e.g. WARMUP_BUDGET).
+	SidecarEnv map[string]string
+	// Calibration: closed-loop levels and step length.
+	CalibrationLevels []int
+	CalibrationStep   time.Duration
+
+	// WorkDir keeps the cluster's logs, the GC logs, sidecar logs and raw traces; empty: a
+	// temp dir, removed at the end unless KeepWorkDir.
+	WorkDir     string
+	KeepWorkDir bool
+	Smoke       bool
+	Command     string // recorded in the study
+	Logger      *slog.Logger
+	Progress    io.Writer // JVM output echo and install progress (may be nil)
+}
+
+func (c Config) withDefaults() Config {
+	if len(c.Arms) == 0 {
+		c.Arms = slices.Clone(coldstart.ArmOrder)
+	}
+	c.Restarts = cmp.Or(c.Restarts, 5)
+	c.Cold = cmp.Or(c.Cold, 8*time.Second)
+	c.WarmStart = cmp.Or(c.WarmStart, 60*time.Second)
+	c.WarmEnd = cmp.Or(c.WarmEnd, 75*time.Second)
+	c.Timeout = cmp.Or(c.Timeout, coldstart.DefaultTimeout)
+	if c.Mix == nil {
+		c.Mix = coldstart.DefaultMix(cluster.TableBench)
+	}
+	c.Settle = cmp.Or(c.Settle, 5*time.Second)
+	c.BasePort = cmp.Or(c.BasePort, DefaultBasePort)
+	if c.BrokerJVMOpts == nil {
+		c.BrokerJVMOpts = ChartBrokerJVMOpts
+	}
+	if len(c.CalibrationLevels) == 0 {
+		c.CalibrationLevels = []int{1, 2, 4, 8, 16, 32}
+	}
+	c.CalibrationStep = cmp.Or(c.CalibrationStep, 6*time.Second)
+	if c.Logger == nil {
+		c.Logger = slog.Default()
+	}
+	return c
+}
+
+func (c Config) check() error {
+	for _, a := range c.Arms {
+		if !slices.Contains(coldstart.ArmOrder, a) {
+			return fmt.Errorf("arm %q: want one of %s", a, strings.Join(coldstart.ArmOrder, ", "))
+		}
+	}
+	switch {
+	case c.Restarts < 1:
+		return fmt.Errorf("restarts %d: want ≥ 1", c.Restarts)
+	case c.Rate < 0:
+		return fmt.Errorf("rate %g: want ≥ 0 (0: calibrate)", c.Rate)
+	case c.Cold <= 0 || c.WarmStart < c.Cold || c.WarmEnd <= c.WarmStart:
+		return fmt.Errorf("windows cold [0,%s) warm [%s,%s): want 0 < cold ≤ warm start < warm end", c.Cold, c.WarmStart, c.WarmEnd)
+	case c.Timeout <= 0:
+		return fmt.Errorf("timeout %s: want > 0", c.Timeout)
+	}
+	return nil
+}
+
+// Env is a started study environment: the cluster and the sidecar binary.
+type Env struct {
+	cfg     Config
+	machine coldstart.Machine // read before anything of the study ran
+	Cluster *cluster.Cluster
+	sidecar string
+	work    string
+	ownWork bool
+	version string
+}
+
+// Setup starts the cluster with the benchmark table and builds the sidecar.
+func Setup(ctx context.Context, cfg Config) (*Env, error) {
+	cfg = cfg.withDefaults()
+	if err := cfg.check(); err != nil {
+		return nil, fmt.Errorf("study: %w", err)
+	}
+	e := &Env{cfg: cfg, work: cfg.WorkDir, machine: coldstart.DescribeMachine()}
+	if e.work == "" {
+		dir, err := os.MkdirTemp("", "coldstart-bench-")
+		if err != nil {
+			return nil, fmt.Errorf("study: work dir: %w", err)
+		}
+		e.work, e.ownWork = dir, true
+	}
+	for _, d := range []string{"bin", "gc", "raw", "logs"} {
+		if err := os.MkdirAll(filepath.Join(e.work, d), 0o755); err != nil {
+			return nil, fmt.Errorf("study: %w", err)
+		}
+	}
+	log := cfg.Logger
+	bin, err := BuildSidecar(ctx, filepath.Join(e.work, "bin"))
+	if err != nil {
+		e.Close()
+		return nil, err
+	}
+	e.sidecar = bin
+	lib, err := cluster.InstallPinot(ctx, cfg.Progress)
+	if err != nil {
+		e.Close()
+		return nil, err
+	}
+	e.version = pinotVersion(lib)
+	log.Info("starting pinot cluster", "version", e.version, "basePort", cfg.BasePort, "work", e.work)
+	opts := cluster.Options{
+		PinotLibDir:   lib,
+		WorkDir:       filepath.Join(e.work, "cluster"),
+		BasePort:      cfg.BasePort,
+		Logger:        log,
+		BenchTable:    true,
+		BenchRows:     cfg.BenchRows,
+		BenchSegments: cfg.BenchSegments,
+		BrokerJVMOpts: e.brokerOpts("initial"),
+	}
+	c, err := cluster.Start(ctx, opts)
+	if err != nil && ctx.Err() == nil {
+		// One retry on a fresh work dir: the controller's ingestFromFile names its working dir
+		// after the current millisecond, so two segment uploads landing in the same one can
+		// fail each other (seen with the harness's parallel ingestion).
+		log.Warn("cluster start failed; retrying once on a fresh work dir", "error", err)
+		if rmErr := os.RemoveAll(opts.WorkDir); rmErr != nil {
+			e.Close()
+			return nil, fmt.Errorf("study: %w (and clearing %s: %v)", err, opts.WorkDir, rmErr)
+		}
+		c, err = cluster.Start(ctx, opts)
+	}
+	if err != nil {
+		e.Close()
+		return nil, fmt.Errorf("study: %w", err)
+	}
+	e.Cluster = c
+	if err := e.checkMix(ctx); err != nil {
+		e.Close()
+		return nil, err
+	}
+	return e, nil
+}
+
+// Close stops the cluster and removes the work dir if Setup made it and it is not kept.
+func (e *Env) Close() {
+	if e.Cluster != nil {
+		_ = e.Cluster.Stop()
+	}
+	if e.ownWork && !e.cfg.KeepWorkDir {
+		_ = os.RemoveAll(e.work)
+	}
+}
+
+// WorkDir holds logs, GC logs and raw traces.
+func (e *Env) WorkDir() string { return e.work }
+
+// PinotVersion is the version of the jars in use.
+func (e *Env) PinotVersion() string { return e.version }
+
+func (e *Env) brokerOpts(tag string) []string {
+	gc := filepath.Join(e.work, "gc", "broker-"+tag+".log")
+	return append(slices.Clone(e.cfg.BrokerJVMOpts), "-Xlog:gc*:file="+gc+":time,uptime,level,tags")
+}
+
+// checkMix runs every query of the mix once: a query the broker rejects would turn the study
+// into a measurement of error answers.
+func (e *Env) checkMix(ctx context.Context) error {
+	for _, q := range e.cfg.Mix {
+		r, err := e.Cluster.Query(ctx, q.SQL)
+		if err != nil {
+			return fmt.Errorf("study: query %s: %w", q.Name, err)
+		}
+		if len(r.Exceptions) > 0 {
+			return fmt.Errorf("study: query %s (%s) fails: error %d: %.300s", q.Name, q.SQL, r.Exceptions[0].ErrorCode, r.Exceptions[0].Message)
+		}
+		if r.NumServersResponded != r.NumServersQueried || r.NumServersQueried == 0 {
+			return fmt.Errorf("study: query %s: %d of %d servers responded", q.Name, r.NumServersResponded, r.NumServersQueried)
+		}
+	}
+	return nil
+}
+
+var versionRe = regexp.MustCompile(`^pinot-broker-(.+)\.jar$`)
+
+func pinotVersion(lib string) string {
+	ents, _ := os.ReadDir(lib)
+	for _, e := range ents {
+		if m := versionRe.FindStringSubmatch(e.Name()); m != nil && !strings.Contains(m[1], "tests") {
+			return m[1]
+		}
+	}
+	return "unknown"
+}
+
+func javaVersion() string {
+	out, err := exec.Command("java", "-version").CombinedOutput()
+	if err != nil {
+		return ""
+	}
+	line, _, _ := strings.Cut(strings.TrimSpace(string(out)), "\n")
+	return strings.TrimSpace(line)
+}
+
+// sidecarListen is the sidecar's loopback address: above the cluster's ports, checked free.
+func (e *Env) sidecarListen() (string, error) {
+	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(e.cfg.BasePort+sidecarPortOffset))
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return "", fmt.Errorf("sidecar port %s is taken: %w", addr, err)
+	}
+	l.Close()
+	return addr, nil
+}
+
+// Study runs the interleaved study: restart r runs every arm once, in an order rotated by r,
+// so drift of the machine over the study hits every arm alike.
+func (e *Env) Study(ctx context.Context, rate float64, calib *coldstart.Calibration) (*coldstart.Study, Traces, error) {
+	cfg := e.cfg
+	m := e.machine
+	m.Java = javaVersion()
+	s := &coldstart.Study{
+		PinotVersion: e.version, RateQPS: rate, Arms: map[string]*coldstart.Arm{},
+		Smoke: cfg.Smoke, ColdWindow: coldstart.Window{Start: 0, End: cfg.Cold},
+		WarmWindow: coldstart.Window{Start: cfg.WarmStart, End: cfg.WarmEnd},
+		TimeoutMs:  float64(cfg.Timeout.Milliseconds()), Queries: cfg.Mix,
+		BrokerJVMOpts: cfg.BrokerJVMOpts, Machine: m, Command: cfg.Command, StartedAt: time.Now(),
+	}
+	if calib != nil {
+		s.Notes = append(s.Notes, calib.Note())
+		s.Calibration = calib
+	}
+	for _, a := range cfg.Arms {
+		s.Arms[a] = &coldstart.Arm{Sidecar: e.sidecarEnv(a)}
+	}
+	traces := Traces{}
+	total := cfg.Restarts * len(cfg.Arms)
+	n := 0
+	for r := range cfg.Restarts {
+		for k := range cfg.Arms {
+			arm := cfg.Arms[(k+r)%len(cfg.Arms)]
+			n++
+			cfg.Logger.Info("cold restart", "n", n, "of", total, "arm", arm, "restart", r+1)
+			res, tr, err := e.Restart(ctx, arm, r+1, rate)
+			if err != nil {
+				return s, traces, fmt.Errorf("study: %s restart %d: %w", arm, r+1, err)
+			}
+			s.Arms[arm].Restarts = append(s.Arms[arm].Restarts, res)
+			traces[arm] = append(traces[arm], tr)
+			if err := saveTrace(filepath.Join(e.work, "raw", fmt.Sprintf("%s-%d.json", arm, r+1)), tr); err != nil {
+				return s, traces, err
+			}
+			cfg.Logger.Info("restart measured", "arm", arm, "restart", r+1,
+				"cold_cancel_rate", fmt.Sprintf("%.3f", res.ColdCancelRate), "cold_p99_ms", res.ColdP99Ms,
+				"cold_time_used_ms", fmt.Sprintf("%.1f", res.ColdMeanTimeUsedMs), "peak_inflight", res.PeakInflight,
+				"warm_cancel_rate", fmt.Sprintf("%.3f", res.WarmCancelRate), "warm_p99_ms", res.WarmP99Ms,
+				"warmup_s", fmt.Sprintf("%.2f", res.WarmupSeconds), "cold_errors", res.Cold.Errors)
+			if err := settle(ctx, cfg.Settle); err != nil {
+				return s, traces, err
+			}
+		}
+	}
+	s.FinishedAt = time.Now()
+	return s, traces, nil
+}
+
+// sidecarEnv is an arm's WARMUP_* environment (nil for OFF). WARMUP_LISTEN_ADDR is added at start.
+func (e *Env) sidecarEnv(arm string) map[string]string {
+	if arm == coldstart.ArmOff {
+		return nil
+	}
+	env := map[string]string{
+		"WARMUP_BROKER_URL":     e.Cluster.BrokerURL(),
+		"WARMUP_CONTROLLER_URL": e.Cluster.ControllerURL(),
+		"WARMUP_LOG_FORMAT":     "text",
+	}
+	if arm == coldstart.ArmOnCustom {
+		env["WARMUP_QUERY"] = strings.Join(e.cfg.Mix.SQL(), ";")
+	}
+	for k, v := range e.cfg.SidecarEnv {
+		env[k] = v
+	}
+	return env
+}
+
+var errSidecarDied = errors.New("sidecar exited")

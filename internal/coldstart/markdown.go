@@ -1,0 +1,212 @@
+package coldstart
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"time"
+)
+
+// Targets of the issue: ON cuts the cold cancellation rate by ≥ 90% against OFF, keeps cold
+// p99 within 3× its warm p99, and its warmup ends inside the sidecar's 15 s default budget.
+const (
+	TargetCancelCut   = 0.90
+	TargetColdWarmP99 = 3.0
+	TargetWarmupMax   = 15.0
+)
+
+// Verdict is one arm's standing against the targets (means over its restarts).
+type Verdict struct {
+	Arm          string
+	CancelCut    float64 // 1 - mean cold cancel rate(arm) / mean(off); NaN without an OFF arm or OFF storm
+	ColdWarmP99  float64 // median cold p99 / median warm p99
+	MaxWarmup    float64
+	CutOK, P99OK bool
+	WarmupOK     bool
+}
+
+// Verdicts compares every ON arm with OFF.
+func Verdicts(s *Study) []Verdict {
+	off, hasOff := s.Arms[ArmOff]
+	var out []Verdict
+	for _, name := range s.ArmNames() {
+		if name == ArmOff {
+			continue
+		}
+		a := s.Arms[name]
+		v := Verdict{Arm: name, CancelCut: math.NaN()}
+		if hasOff {
+			offRate := AggregateArm(off, Fields[0]).Mean
+			if offRate > 0 {
+				v.CancelCut = 1 - AggregateArm(a, Fields[0]).Mean/offRate
+			}
+		}
+		cold := AggregateArm(a, fieldByKey("cold_p99_ms")).Median
+		warm := AggregateArm(a, fieldByKey("warm_p99_ms")).Median
+		if warm > 0 {
+			v.ColdWarmP99 = cold / warm
+		} else {
+			v.ColdWarmP99 = math.NaN()
+		}
+		v.MaxWarmup = AggregateArm(a, fieldByKey("warmup_seconds")).Max
+		v.CutOK = v.CancelCut >= TargetCancelCut
+		v.P99OK = v.ColdWarmP99 <= TargetColdWarmP99
+		v.WarmupOK = v.MaxWarmup > 0 && v.MaxWarmup < TargetWarmupMax
+		out = append(out, v)
+	}
+	return out
+}
+
+func fieldByKey(key string) Field {
+	for _, f := range Fields {
+		if f.Key == key {
+			return f
+		}
+	}
+	panic("coldstart: no field " + key)
+}
+
+// Markdown renders the study as the table the README shows: one row per figure, one column
+// per arm, each cell "median / mean / [min – max]" over the arm's restarts.
+func Markdown(s *Study) string {
+	var b strings.Builder
+	arms := s.ArmNames()
+	kind := "study"
+	if s.Smoke {
+		kind = "SMOKE run (not a measurement: 1 restart per arm, short windows)"
+	}
+	fmt.Fprintf(&b, "Cold-start %s: Pinot %s, %.0f QPS open loop, client timeout %.0f ms, cold window [%s, %s), warm window [%s, %s) after Ready.\n\n",
+		kind, s.PinotVersion, s.RateQPS, s.TimeoutMs, secs(s.ColdWindow.Start), secs(s.ColdWindow.End), secs(s.WarmWindow.Start), secs(s.WarmWindow.End))
+	b.WriteString("| figure |")
+	for _, a := range arms {
+		fmt.Fprintf(&b, " %s (n=%d) |", a, len(s.Arms[a].Restarts))
+	}
+	b.WriteString("\n|---|")
+	for range arms {
+		b.WriteString("---|")
+	}
+	b.WriteString("\n")
+	for _, f := range Fields {
+		label := f.Label
+		if f.Unit != "" && f.Unit != "%" {
+			label += " (" + f.Unit + ")"
+		}
+		fmt.Fprintf(&b, "| %s |", label)
+		for _, a := range arms {
+			if f.Key == "warmup_seconds" && a == ArmOff {
+				b.WriteString(" — |")
+				continue
+			}
+			g := AggregateArm(s.Arms[a], f)
+			fmt.Fprintf(&b, " **%s** / %s / [%s – %s] |", num(g.Median, f.Unit), num(g.Mean, f.Unit), num(g.Min, f.Unit), num(g.Max, f.Unit))
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString("\nCells: **median** / mean / [min – max] over restarts. Cold p50/p99 count a cancelled query as the 2 s timeout; " +
+		"mean timeUsedMs is over answered queries only (cancelled ones report none, so a storm understates it).\n")
+	if c := s.Calibration; c != nil && c.Fallback {
+		fmt.Fprintf(&b, "\n**Warning:** %s.\n", c.Note())
+	}
+	if lag := MaxLagMs(s); lag > LagWarnMs {
+		fmt.Fprintf(&b, "\n**Warning:** the load generator fell up to %.0f ms behind its schedule (limit %d ms): the machine was too busy "+
+			"for an open loop at this rate, and these figures measure that as much as the broker.\n", lag, LagWarnMs)
+	}
+	if vs := Verdicts(s); len(vs) > 0 {
+		b.WriteString("\n| target | " + strings.Join(armHeaders(vs), " | ") + " |\n|---|")
+		for range vs {
+			b.WriteString("---|")
+		}
+		b.WriteString("\n| cold cancellations cut ≥ 90% vs off (means) |")
+		for _, v := range vs {
+			fmt.Fprintf(&b, " %s %s |", pct(v.CancelCut), mark(v.CutOK))
+		}
+		b.WriteString("\n| cold p99 ≤ 3× warm p99 (medians) |")
+		for _, v := range vs {
+			fmt.Fprintf(&b, " %.1f× %s |", v.ColdWarmP99, mark(v.P99OK))
+		}
+		b.WriteString("\n| warmup < 15 s (max) |")
+		for _, v := range vs {
+			fmt.Fprintf(&b, " %.1f s %s |", v.MaxWarmup, mark(v.WarmupOK))
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+func armHeaders(vs []Verdict) []string {
+	out := make([]string, len(vs))
+	for i, v := range vs {
+		out[i] = v.Arm
+	}
+	return out
+}
+
+func mark(ok bool) string {
+	if ok {
+		return "✅"
+	}
+	return "❌"
+}
+
+func pct(x float64) string {
+	if math.IsNaN(x) {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.0f%%", 100*x)
+}
+
+func num(x float64, unit string) string {
+	switch {
+	case math.IsNaN(x):
+		return "n/a"
+	case unit == "%":
+		return fmt.Sprintf("%.1f%%", 100*x)
+	case unit == "s":
+		return fmt.Sprintf("%.1f", x)
+	case x >= 100 || x == math.Trunc(x):
+		return fmt.Sprintf("%.0f", x)
+	default:
+		return fmt.Sprintf("%.1f", x)
+	}
+}
+
+func secs(d time.Duration) string {
+	return fmt.Sprintf("%gs", d.Seconds())
+}
+
+// LagWarnMs is the generator lag beyond which a study's figures are flagged: the open loop
+// was no longer open.
+const LagWarnMs = 100
+
+// MaxLagMs is the generator's worst lag behind schedule in any cold or warm window of s.
+func MaxLagMs(s *Study) float64 {
+	var lag float64
+	for _, a := range s.Arms {
+		for _, r := range a.Restarts {
+			lag = max(lag, r.Cold.MaxLagMs, r.Warm.MaxLagMs)
+		}
+	}
+	return lag
+}
+
+// WriteMarkdown writes Markdown(s) to path.
+func WriteMarkdown(path string, s *Study) error { return writeFile(path, []byte(Markdown(s))) }
+
+// ReadmeSection is the README's benchmark section for s: the exact command, the machine, the
+// table and the plot (plotPath relative to the README).
+func ReadmeSection(s *Study, command, plotPath string) string {
+	var b strings.Builder
+	b.WriteString("## Cold-start benchmark\n\n")
+	fmt.Fprintf(&b, "Command: `%s`", command)
+	if s.Command != "" {
+		fmt.Fprintf(&b, " (runs `%s`)", s.Command)
+	}
+	fmt.Fprintf(&b, ", %s → %s.\n\n", s.StartedAt.UTC().Format("2006-01-02 15:04 UTC"), s.FinishedAt.UTC().Format("15:04 UTC"))
+	fmt.Fprintf(&b, "Machine: %s; load average at the start %s.\n\n", s.Machine, s.Machine.LoadAvg)
+	if s.Calibration != nil {
+		fmt.Fprintf(&b, "Arrival %s.\n\n", s.Calibration.Note())
+	}
+	b.WriteString(Markdown(s))
+	fmt.Fprintf(&b, "\n![latency and in-flight queries after Ready, median restart of each arm](%s)\n", plotPath)
+	return b.String()
+}

@@ -23,6 +23,7 @@ import (
 
 	"github.com/warmup-sidecar/warmup-sidecar/e2e/cluster"
 	"github.com/warmup-sidecar/warmup-sidecar/e2e/sidecar"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/gatehttp"
 )
 
 func main() { os.Exit(run()) }
@@ -119,31 +120,18 @@ func run() int {
 	return 0
 }
 
-func waitOutcome(ctx context.Context, p *sidecar.Proc) (st struct {
-	Outcome             string   `json:"outcome"`
-	DurationSeconds     float64  `json:"duration_seconds"`
-	Floor               int      `json:"floor"`
-	Tables              []string `json:"tables"`
-	Queries             []string `json:"queries"`
-	UncoveredServers    []string `json:"uncovered_servers"`
-	ProbesSucceeded     int64    `json:"probes_succeeded"`
-	ProbesFailed        int64    `json:"probes_failed"`
-	NoScatterProbes     int64    `json:"no_scatter_probes"`
-	FirstProbesMedianMs float64  `json:"first_probes_median_ms"`
-	LastProbesMedianMs  float64  `json:"last_probes_median_ms"`
-}, err error) {
+// waitOutcome polls /status until the run has an outcome.
+func waitOutcome(ctx context.Context, p *sidecar.Proc) (gatehttp.Status, error) {
 	for {
-		if code, body, gerr := p.Get("/status"); gerr == nil && code == 200 {
-			if err = json.Unmarshal([]byte(body), &st); err == nil && st.Outcome != "" {
-				return st, nil
-			}
+		if st, err := p.Status(); err == nil && st.Outcome != "" {
+			return st, nil
 		}
 		if done, perr := p.Exited(); done {
-			return st, fmt.Errorf("sidecar exited: %v", perr)
+			return gatehttp.Status{}, fmt.Errorf("sidecar exited: %v", perr)
 		}
 		select {
 		case <-ctx.Done():
-			return st, ctx.Err()
+			return gatehttp.Status{}, ctx.Err()
 		case <-time.After(200 * time.Millisecond):
 		}
 	}

@@ -4,6 +4,7 @@ package scenarios
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"os"
 	"strings"
@@ -33,7 +34,8 @@ func env(extra ...string) map[string]string {
 // exit 0) at cleanup.
 func startSidecar(t *testing.T, e map[string]string) *sidecar.Proc {
 	t.Helper()
-	var tee *testWriter
+	// An io.Writer, not a *testWriter: a nil pointer in an interface is not nil.
+	var tee io.Writer
 	if testing.Verbose() {
 		tee = &testWriter{t: t}
 	}

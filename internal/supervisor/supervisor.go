@@ -74,6 +74,8 @@ func (s *Supervisor) defaults() {
 // Run serves the life cycle until ctx ends. It returns nil on a clean stop.
 func (s *Supervisor) Run(ctx context.Context) error {
 	s.defaults()
+	// The gate starts in this phase, so phase() would not log it: say it once.
+	s.Log.Info("phase", "phase", string(gatehttp.PhaseWaiting), "reason", s.Gate.Reason())
 	warmedOnce := false
 	for ctx.Err() == nil {
 		s.phase(gatehttp.PhaseWaiting, "waiting for the broker's /health to answer 200")

@@ -21,12 +21,5 @@ func (b *backoff) sleep(ctx context.Context) bool {
 	case b.cur < b.max:
 		b.cur = min(b.cur*2, b.max)
 	}
-	t := time.NewTimer(b.cur)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
-	}
+	return sleepCtx(ctx, b.cur)
 }

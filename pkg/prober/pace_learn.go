@@ -49,6 +49,11 @@ func (p *pacer) observe(sql string, res pinot.Result) (table string, quota, rate
 		case !quotaRefusal(res):
 		case b == nil:
 			admitted := p.admittedRate(t, now)
+			if admitted == 0 {
+				// A refusal before any success (answers of a first burst can come
+				// back in any order) says nothing about the rate: wait for one.
+				continue
+			}
 			rate = max(admitted*QuotaShare, minLearnedRate)
 			b = &bucket{every: time.Duration(float64(time.Second) / rate), next: now}
 			p.buckets[t], p.learned[t] = b, &learnedPace{changed: now}

@@ -54,3 +54,23 @@ func TestQuotaRefusalsAreFewWithoutAQuotaEndpoint(t *testing.T) {
 		t.Fatalf("%d refused for %d successes: the rounds did not back off under the quota", rep.Failed, rep.Succeeded)
 	}
 }
+
+// Refusals that come back before any success carry no rate: nothing is learned
+// from them; the first refusal after a success is.
+func TestLearnWaitsForASuccessBeforeLearning(t *testing.T) {
+	now := time.Unix(1000, 0)
+	p := &pacer{now: func() time.Time { return now }, buckets: map[string]*bucket{}, of: map[string][]*bucket{},
+		tables: map[string][]string{"q": {"t_OFFLINE"}}, ok: map[string][]time.Time{}, learned: map[string]*learnedPace{}, start: now}
+	refused := pinot.Result{Class: pinot.Transient, ErrorCode: 429}
+	if _, _, _, changed := p.observe("q", refused); changed {
+		t.Fatal("learned a pace from a refusal with no success seen")
+	}
+	now = now.Add(50 * time.Millisecond)
+	p.observe("q", pinot.Result{Class: pinot.Success})
+	now = now.Add(50 * time.Millisecond)
+	table, admitted, rate, changed := p.observe("q", refused)
+	// 1 success over the 100 ms observed = 10/s admitted; paced at 80%.
+	if !changed || table != "t_OFFLINE" || admitted != 10 || rate != 8 {
+		t.Fatalf("got %s %v %v %v, want t_OFFLINE 10 8 true", table, admitted, rate, changed)
+	}
+}

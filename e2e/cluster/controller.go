@@ -124,3 +124,24 @@ func (c *Cluster) externalViewOnline(ctx context.Context, table string) (online,
 	}
 	return online, total, nil
 }
+
+// BrokerInstances lists the cluster's broker instance ids (controller GET /instances).
+func (c *Cluster) BrokerInstances(ctx context.Context) ([]string, error) {
+	data, err := c.do(ctx, http.MethodGet, c.ControllerURL()+"/instances", "", nil)
+	if err != nil {
+		return nil, fmt.Errorf("listing instances: %w", err)
+	}
+	var in struct {
+		Instances []string `json:"instances"`
+	}
+	if err := json.Unmarshal(data, &in); err != nil {
+		return nil, fmt.Errorf("decoding controller /instances: %w", err)
+	}
+	var out []string
+	for _, id := range in.Instances {
+		if strings.HasPrefix(id, "Broker_") {
+			out = append(out, id)
+		}
+	}
+	return out, nil
+}

@@ -3,6 +3,7 @@
 package cluster_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -373,25 +374,11 @@ func restoreBroker(t *testing.T, c *cluster.Cluster) {
 
 // brokerIDs lists the broker instances the controller knows.
 func brokerIDs(t *testing.T, c *cluster.Cluster) []string {
-	resp, err := http.Get(c.ControllerURL() + "/instances")
+	ids, err := c.BrokerInstances(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer resp.Body.Close()
-	var in struct {
-		Instances []string `json:"instances"`
-	}
-	data, _ := io.ReadAll(resp.Body)
-	if err := json.Unmarshal(data, &in); err != nil {
-		t.Fatalf("controller /instances: %v: %s", err, data)
-	}
-	var out []string
-	for _, id := range in.Instances {
-		if strings.HasPrefix(id, "Broker_") {
-			out = append(out, id)
-		}
-	}
-	return out
+	return ids
 }
 
 // firstException is the first exception line the broker logged since its last (re)start: the

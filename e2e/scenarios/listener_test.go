@@ -3,10 +3,8 @@
 package scenarios
 
 import (
-	"encoding/json"
+	"context"
 	"fmt"
-	"io"
-	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -58,26 +56,11 @@ func TestExtraLoopbackListener(t *testing.T) {
 // brokerInstances lists the cluster's broker instance ids from the controller.
 func brokerInstances(t *testing.T) []string {
 	t.Helper()
-	c := http.Client{Timeout: 5 * time.Second}
-	resp, err := c.Get(pinot.ControllerURL() + "/instances")
+	ids, err := pinot.BrokerInstances(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	var body struct {
-		Instances []string `json:"instances"`
-	}
-	if err := json.Unmarshal(b, &body); err != nil {
-		t.Fatalf("controller /instances: %v: %s", err, b)
-	}
-	var out []string
-	for _, i := range body.Instances {
-		if strings.HasPrefix(i, "Broker_") {
-			out = append(out, i)
-		}
-	}
-	return out
+	return ids
 }
 
 func contains(s []string, x string) bool {

@@ -47,10 +47,10 @@ type pacer struct {
 	now func() time.Time
 
 	mu      sync.Mutex
-	buckets map[string]*bucket   // typed table → bucket
-	of      map[string][]*bucket // sql → the buckets it draws on
-	tables  map[string][]string  // sql → typed tables it names
-	ok      map[string][]time.Time
+	buckets map[string]*bucket      // typed table → bucket
+	of      map[string][]*bucket    // sql → the buckets it draws on
+	tables  map[string][]string     // sql → typed tables it names
+	ok      map[string]*okCounter   // typed table → recent successes
 	learned map[string]*learnedPace // typed table → its pace, learned from 429s
 	start   time.Time
 }
@@ -96,7 +96,7 @@ func (r *run) pacing(ctx context.Context, plan Plan) *pacer {
 		quotas = r.lookupQuotas(ctx, names)
 	}
 	p := &pacer{now: r.now, buckets: map[string]*bucket{}, of: map[string][]*bucket{},
-		tables: tablesOf, ok: map[string][]time.Time{}, learned: map[string]*learnedPace{}, start: r.now()}
+		tables: tablesOf, ok: map[string]*okCounter{}, learned: map[string]*learnedPace{}, start: r.now()}
 	for t, qps := range quotas {
 		rate := qps * QuotaShare
 		p.buckets[t] = &bucket{every: time.Duration(float64(time.Second) / rate)}

@@ -41,7 +41,12 @@ func (p *pacer) observe(sql string, res pinot.Result) (table string, quota, rate
 		b, lp := p.buckets[t], p.learned[t]
 		switch {
 		case res.Class == pinot.Success:
-			p.ok[t] = append(trimBefore(p.ok[t], now.Add(-learnWindow)), now)
+			c := p.ok[t]
+			if c == nil {
+				c = &okCounter{}
+				p.ok[t] = c
+			}
+			c.add(now)
 			if lp != nil && now.Sub(lp.changed) >= raiseEvery {
 				b.every = time.Duration(float64(b.every) / 1.1)
 				lp.changed = now
@@ -76,20 +81,47 @@ func (p *pacer) observe(sql string, res pinot.Result) (table string, quota, rate
 
 // admittedRate is the table's successes per second over the time observed.
 func (p *pacer) admittedRate(t string, now time.Time) float64 {
-	oks := trimBefore(p.ok[t], now.Add(-learnWindow))
+	n := 0
+	if c := p.ok[t]; c != nil {
+		n = c.count(now)
+	}
 	span := min(max(now.Sub(p.start), minSpan), learnWindow)
-	return float64(len(oks)) / span.Seconds()
+	return float64(n) / span.Seconds()
 }
 
 func quotaRefusal(res pinot.Result) bool {
 	return res.ErrorCode == pinot.CodeTooManyRequests || res.HTTPStatus == 429
 }
 
-// trimBefore drops the leading times before cut (ts is in time order).
-func trimBefore(ts []time.Time, cut time.Time) []time.Time {
-	i := 0
-	for i < len(ts) && ts[i].Before(cut) {
-		i++
+// okCounter counts successes over the last learnWindow in okSlots slots of
+// learnWindow/okSlots each: constant memory at any probe rate (a list of
+// timestamps held ~50,000 entries at in-process speeds).
+type okCounter struct {
+	slot [okSlots]int
+	at   [okSlots]int64 // the slot's index in time (unix nanos / slot width)
+}
+
+const okSlots = 10
+
+func slotOf(now time.Time) int64 { return now.UnixNano() / int64(learnWindow/okSlots) }
+
+func (c *okCounter) add(now time.Time) {
+	k := slotOf(now)
+	i := int(k % okSlots)
+	if c.at[i] != k {
+		c.at[i], c.slot[i] = k, 0
 	}
-	return ts[i:]
+	c.slot[i]++
+}
+
+// count is the successes in the slots of the last learnWindow, now's included.
+func (c *okCounter) count(now time.Time) int {
+	k := slotOf(now)
+	n := 0
+	for i := range okSlots {
+		if k-c.at[i] < okSlots {
+			n += c.slot[i]
+		}
+	}
+	return n
 }

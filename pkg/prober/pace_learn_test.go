@@ -60,7 +60,7 @@ func TestQuotaRefusalsAreFewWithoutAQuotaEndpoint(t *testing.T) {
 func TestLearnWaitsForASuccessBeforeLearning(t *testing.T) {
 	now := time.Unix(1000, 0)
 	p := &pacer{now: func() time.Time { return now }, buckets: map[string]*bucket{}, of: map[string][]*bucket{},
-		tables: map[string][]string{"q": {"t_OFFLINE"}}, ok: map[string][]time.Time{}, learned: map[string]*learnedPace{}, start: now}
+		tables: map[string][]string{"q": {"t_OFFLINE"}}, ok: map[string]*okCounter{}, learned: map[string]*learnedPace{}, start: now}
 	refused := pinot.Result{Class: pinot.Transient, ErrorCode: 429}
 	if _, _, _, changed := p.observe("q", refused); changed {
 		t.Fatal("learned a pace from a refusal with no success seen")
@@ -72,5 +72,22 @@ func TestLearnWaitsForASuccessBeforeLearning(t *testing.T) {
 	// 1 success over the 100 ms observed = 10/s admitted; paced at 80%.
 	if !changed || table != "t_OFFLINE" || admitted != 10 || rate != 8 {
 		t.Fatalf("got %s %v %v %v, want t_OFFLINE 10 8 true", table, admitted, rate, changed)
+	}
+}
+
+func TestOKCounterForgetsAfterTheWindow(t *testing.T) {
+	var c okCounter
+	t0 := time.Unix(2000, 0)
+	for i := range 50 {
+		c.add(t0.Add(time.Duration(i) * 10 * time.Millisecond)) // 50 over 0.5 s
+	}
+	if n := c.count(t0.Add(500 * time.Millisecond)); n != 50 {
+		t.Fatalf("count within the window = %d, want 50", n)
+	}
+	if n := c.count(t0.Add(1200 * time.Millisecond)); n != 20 {
+		t.Fatalf("count 1.2 s later = %d, want 20 (the slots of 0.3–0.5 s)", n)
+	}
+	if n := c.count(t0.Add(3 * time.Second)); n != 0 {
+		t.Fatalf("count long after = %d, want 0", n)
 	}
 }

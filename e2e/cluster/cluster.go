@@ -34,6 +34,8 @@ type Cluster struct {
 
 	zk, controller *proc
 	servers        []*proc
+	kafka          *proc  // Options.Hybrid only
+	kafkaLib       string // Kafka's classpath dir
 
 	mu       sync.Mutex // guards the fields below
 	broker   *proc
@@ -152,6 +154,11 @@ func (c *Cluster) startRoles(ctx context.Context) error {
 	if err := c.startBroker(c.brokerSettingsNow()); err != nil {
 		return err
 	}
+	if c.opts.Hybrid {
+		if err := c.startKafka(ctx); err != nil {
+			return err
+		}
+	}
 	for i, p := range c.servers {
 		url := fmt.Sprintf("http://%s:%d/health", loopback, c.ports.Servers[i].Admin)
 		if err := waitFor(ctx, p, p.role+" /health", c.opts.StartTimeout, httpOK(c.http, url)); err != nil {
@@ -182,7 +189,7 @@ func (c *Cluster) Stop() error {
 		// Everything but ZooKeeper stops together; ZooKeeper last, or the others spend their grace
 		// period retrying a vanished ZooKeeper instead of shutting down.
 		var wg sync.WaitGroup
-		for _, p := range append([]*proc{broker, c.controller}, c.servers...) {
+		for _, p := range append([]*proc{broker, c.controller, c.kafka}, c.servers...) {
 			if p != nil {
 				wg.Go(func() { p.stop(c.opts.StopGrace) })
 			}
@@ -207,7 +214,7 @@ func (c *Cluster) PIDs() []int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	var out []int
-	for _, p := range append([]*proc{c.zk, c.controller, c.broker}, c.servers...) {
+	for _, p := range append([]*proc{c.zk, c.controller, c.broker, c.kafka}, c.servers...) {
 		if p != nil && !p.exited() {
 			out = append(out, p.pid())
 		}
@@ -249,7 +256,7 @@ func (c *Cluster) ServerInstanceIDs() []string {
 	return ids
 }
 
-// LogPath is the log file of a role: zookeeper, controller, server1, server2 or broker.
+// LogPath is the log file of a role: zookeeper, controller, server1, server2, broker or kafka.
 func (c *Cluster) LogPath(role string) string { return filepath.Join(c.work, "logs", role+".log") }
 
 func (c *Cluster) checkRunning() error {

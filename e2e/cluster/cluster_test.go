@@ -23,7 +23,7 @@ import (
 //	go test -tags e2e -count=1 -v -timeout 30m ./e2e/cluster/
 //
 // WARMUP_E2E_BASE_PORT moves the ports, WARMUP_E2E_KEEP=1 keeps the work dir (logs),
-// WARMUP_E2E_BENCH=0 skips the 1M-row table, WARMUP_E2E_RECORD=1 rewrites e2e/testdata/broker-responses.
+// WARMUP_E2E_BENCH=0 skips the 1M-row table, WARMUP_E2E_HYBRID=0 the Kafka-fed hybrid table, WARMUP_E2E_RECORD=1 rewrites e2e/testdata/broker-responses.
 func TestCluster(t *testing.T) {
 	begin := time.Now()
 	opts := cluster.Options{
@@ -31,6 +31,7 @@ func TestCluster(t *testing.T) {
 		Logger:      slog.New(slog.NewTextHandler(os.Stderr, nil)),
 		KeepWorkDir: os.Getenv("WARMUP_E2E_KEEP") != "",
 		BenchTable:  os.Getenv("WARMUP_E2E_BENCH") != "0",
+		Hybrid:      os.Getenv("WARMUP_E2E_HYBRID") != "0",
 	}
 	// Install first so the start timing below is the cluster's alone.
 	lib, err := cluster.InstallPinot(t.Context(), os.Stderr)
@@ -52,6 +53,9 @@ func TestCluster(t *testing.T) {
 	t.Run("row counts", func(t *testing.T) { checkCounts(t, c) })
 	if opts.BenchTable {
 		t.Run("bench queries", func(t *testing.T) { checkBenchQueries(t, c) })
+	}
+	if opts.Hybrid {
+		t.Run("hybrid table", func(t *testing.T) { checkHybrid(t, c) })
 	}
 	t.Run("broker responses", func(t *testing.T) { recordBrokerResponses(t, c) })
 	t.Run("restart broker", func(t *testing.T) { checkRestart(t, c) })
@@ -182,4 +186,29 @@ func envInt(t *testing.T, name string, def int) int {
 		t.Fatalf("%s=%q: %v", name, v, err)
 	}
 	return n
+}
+
+// checkHybrid: the broker routes both typed legs of the hybrid table, the REALTIME leg from the
+// servers consuming the topic's partitions, and each leg answers its own rows.
+func checkHybrid(t *testing.T, c *cluster.Cluster) {
+	ctx := t.Context()
+	for leg, want := range map[string]int64{
+		cluster.TableHybrid + "_OFFLINE":  cluster.RowsHybridOffline,
+		cluster.TableHybrid + "_REALTIME": cluster.RowsHybridRealtime,
+	} {
+		n, err := c.Count(ctx, leg)
+		if err != nil || n != want {
+			t.Errorf("COUNT(*) of %s = %d, %v; want %d", leg, n, err, want)
+		}
+		servers, err := c.ServersOf(ctx, leg)
+		if err != nil || len(servers) == 0 {
+			t.Errorf("servers of %s = %v, %v; want at least one", leg, servers, err)
+		}
+		t.Logf("%s: %d rows on %v", leg, n, servers)
+	}
+	// A filter on the multi-value column works on both legs (the tables' data is what e2e probes see).
+	r, err := c.Query(ctx, `SELECT COUNT(*) FROM "hybrid_events" WHERE tags = 't0'`)
+	if err != nil || len(r.Exceptions) > 0 {
+		t.Errorf("MV filter on the hybrid table: %v %+v", err, r)
+	}
 }

@@ -95,3 +95,16 @@ func TestPrefixWriterKeepsLinesWhole(t *testing.T) {
 		t.Errorf("got %q", out.String())
 	}
 }
+
+func TestVersionOfLib(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := versionOfLib(dir); err == nil {
+		t.Error("empty lib dir: want an error")
+	}
+	if err := os.WriteFile(filepath.Join(dir, "pinot-broker-1.5.1.jar"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if v, err := versionOfLib(dir); err != nil || v != "1.5.1" {
+		t.Errorf("versionOfLib = %q, %v; want 1.5.1", v, err)
+	}
+}

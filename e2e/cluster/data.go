@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 )
 
 // The data is a pure function of the row index, so every run (and every machine) loads the same
@@ -85,4 +86,23 @@ func writeCSV(path string, spec tableSpec, first, end int) error {
 		return err
 	}
 	return f.Close()
+}
+
+const hybridHeader = "id,category,tags,amount,ts"
+
+// hybridEpochMs is 2026-01-01T00:00:00Z: the OFFLINE leg covers the first hours of that day at 10 s a
+// row, the REALTIME leg starts a day later, so the time boundary falls between them.
+const hybridEpochMs = 1767225600000
+
+func hybridTags(i int) string { return fmt.Sprintf("t%d;t%d", i%3, 3+i%4) }
+
+func hybridOfflineRow(w *bufio.Writer, i int) {
+	fmt.Fprintf(w, "%d,c%d,%s,%d.%d,%d\n", i, i%5, hybridTags(i), i%97, i%10, hybridEpochMs+int64(i)*10_000)
+}
+
+// hybridRealtimeLine is one Kafka record for the REALTIME leg: "key|json" (see Cluster.produce).
+func hybridRealtimeLine(i int) string {
+	tags := strings.Split(hybridTags(i), ";")
+	return fmt.Sprintf(`%d|{"id":%d,"category":"c%d","tags":["%s","%s"],"amount":%d.%d,"ts":%d}`+"\n",
+		i, RowsHybridOffline+i, i%5, tags[0], tags[1], i%97, i%10, hybridEpochMs+86_400_000+int64(i)*1000)
 }

@@ -44,12 +44,14 @@ type recorder struct {
 	index []exchange
 }
 
-func newRecorder(t *testing.T) *recorder {
+// newRecorder keeps one folder per Pinot version: the unit tests replay every version's answers.
+func newRecorder(t *testing.T, c *cluster.Cluster) *recorder {
 	root, err := cluster.RepoRoot()
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &recorder{t: t, dir: filepath.Join(root, "e2e", "testdata", "broker-responses"), on: os.Getenv("WARMUP_E2E_RECORD") == "1"}
+	dir := filepath.Join(root, "e2e", "testdata", "broker-responses", "pinot-"+c.PinotVersion())
+	return &recorder{t: t, dir: dir, on: os.Getenv("WARMUP_E2E_RECORD") == "1"}
 }
 
 // do sends one request, keeps it for index.json, and returns it.
@@ -134,7 +136,7 @@ func queryErrorCode(t *testing.T, x exchange) int {
 }
 
 func recordBrokerResponses(t *testing.T, c *cluster.Cluster) {
-	r := newRecorder(t)
+	r := newRecorder(t, c)
 	b, ctl := c.BrokerURL(), c.ControllerURL()
 	defer r.flush("index.json")
 
@@ -154,9 +156,22 @@ func recordBrokerResponses(t *testing.T, c *cluster.Cluster) {
 		t.Errorf("routing table of unknown table: %d, want 404", x.Status)
 	}
 	r.do("timeboundary-offline-only", "GET", b, "/debug/timeBoundary/"+cluster.TableBoth, "", nil)
-	r.do("query-quota", "GET", b, "/debug/tables/queryQuota/"+cluster.TableBoth, "", nil)
+	quota := r.do("query-quota", "GET", b, "/debug/tables/queryQuota/"+cluster.TableBoth, "", nil)
+	quotaTyped := r.do("query-quota-typed", "GET", b, "/debug/tables/queryQuota/"+cluster.TableBoth+"_OFFLINE", "", nil)
 	r.do("uptime", "GET", b, "/uptime", "", nil)
-	r.do("start-time", "GET", b, "/start-time", "", nil)
+	start := r.do("start-time", "GET", b, "/start-time", "", nil)
+	if c.AtLeast1x() {
+		// 1.x: the quota endpoint answers a typed name with this broker's share (0 without a quota),
+		// and /start-time names the broker's start, so a changed value means a restart.
+		if quotaTyped.Status != 200 {
+			t.Errorf("1.x quota endpoint for a typed table: %d %s, want 200", quotaTyped.Status, quotaTyped.body)
+		}
+		if start.Status != 200 || len(start.body) == 0 {
+			t.Errorf("1.x /start-time: %d %q, want 200 and a value", start.Status, start.body)
+		}
+	} else if quota.Status != 404 {
+		t.Errorf("0.11 quota endpoint: %d, want 404", quota.Status)
+	}
 
 	// Queries: success, the default probe, no-scatter, and each compile error class.
 	ok := r.do("query-count", "POST", b, "/query/sql", sqlBody(`SELECT COUNT(*) FROM "placement_both"`), nil)
@@ -198,6 +213,9 @@ func recordBrokerResponses(t *testing.T, c *cluster.Cluster) {
 		t.Errorf("body without sql: %d, want 500", x.Status)
 	}
 	r.do("query-multistage-endpoint", "POST", b, "/query", sqlBody(`SELECT COUNT(*) FROM placement_both`), nil)
+	if c.AtLeast1x() {
+		recordMultiStage(t, r, b)
+	}
 
 	// Controller: the table list the sidecar plans from.
 	tables := r.do("controller-tables", "GET", ctl, "/tables", "", nil)
@@ -210,6 +228,10 @@ func recordBrokerResponses(t *testing.T, c *cluster.Cluster) {
 	r.do("controller-tables-type-offline", "GET", ctl, "/tables?type=offline", "", nil)
 	r.do("controller-brokers-tables", "GET", ctl, "/brokers/tables", "", nil)
 	r.do("controller-instances", "GET", ctl, "/instances", "", nil)
+	if x := r.do("controller-table-schema", "GET", ctl, "/tables/"+cluster.TableBoth+"/schema", "", nil); x.Status != 200 {
+		t.Errorf("controller /tables/%s/schema: %d %s", cluster.TableBoth, x.Status, x.body)
+	}
+	r.do("controller-table-schema-unknown", "GET", ctl, "/tables/no_such_table/schema", "", nil)
 
 	recordStartupPhase(t, c, r)
 }
@@ -266,7 +288,7 @@ func recordStartupPhase(t *testing.T, c *cluster.Cluster, r *recorder) {
 // checkExtraListener: a second, loopback-only listener for probes must not change the broker's
 // instance id. Variants: the facts page's literal config, and the one that works on this broker.
 func checkExtraListener(t *testing.T, c *cluster.Cluster) {
-	r := newRecorder(t)
+	r := newRecorder(t, c)
 	defer r.flush("index-listener.json")
 	spare := c.Ports().BrokerSpare
 	internal := []string{
@@ -321,7 +343,7 @@ func checkExtraListener(t *testing.T, c *cluster.Cluster) {
 
 // checkBasicAuth: the Basic access control config lines, and what an unauthenticated probe sees.
 func checkBasicAuth(t *testing.T, c *cluster.Cluster) {
-	r := newRecorder(t)
+	r := newRecorder(t, c)
 	defer r.flush("index-auth.json")
 	conf := []string{
 		"pinot.broker.access.control.class=org.apache.pinot.broker.broker.BasicAuthAccessControlFactory",
@@ -358,6 +380,17 @@ func checkBasicAuth(t *testing.T, c *cluster.Cluster) {
 	for _, x := range []exchange{none, bad, other} {
 		if x.Status == 200 && queryErrorCode(t, x) == -1 {
 			t.Errorf("%s was answered: %.200s", x.Name, x.body)
+		}
+	}
+	if c.AtLeast1x() {
+		// 1.x refuses at the HTTP layer (0.11: HTTP 200 with error 180).
+		for _, x := range []exchange{none, bad} {
+			if x.Status != 401 {
+				t.Errorf("1.x %s: HTTP %d, want 401", x.Name, x.Status)
+			}
+		}
+		if other.Status != 403 {
+			t.Errorf("1.x %s: HTTP %d, want 403", other.Name, other.Status)
 		}
 	}
 	restoreBroker(t, c)
@@ -398,4 +431,25 @@ func firstException(t *testing.T, logPath string) string {
 		}
 	}
 	return "(no exception logged)"
+}
+
+// recordMultiStage: what the multi-stage engine answers on 1.x, by query option and by SET, and
+// a join (only that engine plans one).
+func recordMultiStage(t *testing.T, r *recorder, b string) {
+	count := `SELECT COUNT(*) FROM "placement_both"`
+	byOption := r.do("query-mse-option", "POST", b, "/query/sql",
+		`{"sql":"SELECT COUNT(*) FROM \"placement_both\"","queryOptions":"useMultistageEngine=true"}`, nil)
+	bySet := r.do("query-mse-set", "POST", b, "/query/sql", sqlBody("SET useMultistageEngine=true; "+count), nil)
+	join := r.do("query-mse-join", "POST", b, "/query/sql", sqlBody(`SET useMultistageEngine=true; `+
+		`SELECT a.id, COUNT(*) FROM "placement_s1" a JOIN "placement_s2" b ON a.id = b.id GROUP BY a.id LIMIT 5`), nil)
+	for _, x := range []exchange{byOption, bySet, join} {
+		if code := queryErrorCode(t, x); x.Status != 200 || code != -1 {
+			t.Errorf("%s: HTTP %d error %d: %.300s", x.Name, x.Status, code, x.body)
+		}
+	}
+	r.do("query-mse-join-sse", "POST", b, "/query/sql",
+		sqlBody(`SELECT a.id FROM "placement_s1" a JOIN "placement_s2" b ON a.id = b.id LIMIT 5`), nil)
+	r.do("query-mse-parse-error", "POST", b, "/query/sql", sqlBody("SET useMultistageEngine=true; SELEC 1"), nil)
+	r.do("query-mse-unknown-column", "POST", b, "/query/sql",
+		sqlBody(`SET useMultistageEngine=true; SELECT no_such_column FROM "placement_s1" LIMIT 1`), nil)
 }

@@ -41,29 +41,39 @@ func RepoRoot() (string, error) {
 // InstallPinot runs scripts/install-pinot.sh (a no-op after the first download) and returns the
 // lib dir it prints last. The script's progress goes to progress (may be nil).
 func InstallPinot(ctx context.Context, progress io.Writer) (string, error) {
-	root, err := RepoRoot()
+	lib, err := InstallComponent(ctx, "pinot", progress)
 	if err != nil {
-		return "", fmt.Errorf("install pinot: %w", err)
-	}
-	if progress == nil {
-		progress = io.Discard
-	}
-	var out bytes.Buffer
-	cmd := exec.CommandContext(ctx, "bash", filepath.Join(root, "scripts", "install-pinot.sh"))
-	cmd.Dir = root
-	cmd.Stdout = &out
-	cmd.Stderr = progress
-	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("install pinot: scripts/install-pinot.sh: %w", err)
-	}
-	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
-	lib := strings.TrimSpace(lines[len(lines)-1])
-	if lib == "" {
-		return "", errors.New("install pinot: scripts/install-pinot.sh printed no lib dir")
+		return "", err
 	}
 	jars, _ := filepath.Glob(filepath.Join(lib, "pinot-tools-*.jar"))
 	if len(jars) == 0 {
 		return "", fmt.Errorf("install pinot: %s has no pinot-tools jar", lib)
 	}
 	return lib, nil
+}
+
+// InstallComponent runs `scripts/install-pinot.sh <what>` (pinot, kafka or jmx-agent) and returns
+// the path it prints last: a lib dir, or the agent's jar.
+func InstallComponent(ctx context.Context, what string, progress io.Writer) (string, error) {
+	root, err := RepoRoot()
+	if err != nil {
+		return "", fmt.Errorf("install %s: %w", what, err)
+	}
+	if progress == nil {
+		progress = io.Discard
+	}
+	var out bytes.Buffer
+	cmd := exec.CommandContext(ctx, "bash", filepath.Join(root, "scripts", "install-pinot.sh"), what)
+	cmd.Dir = root
+	cmd.Stdout = &out
+	cmd.Stderr = progress
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("install %s: scripts/install-pinot.sh: %w", what, err)
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	path := strings.TrimSpace(lines[len(lines)-1])
+	if path == "" {
+		return "", fmt.Errorf("install %s: scripts/install-pinot.sh printed no path", what)
+	}
+	return path, nil
 }

@@ -46,6 +46,10 @@ type Options struct {
 	BenchRows     int // 0: 1,000,000
 	BenchSegments int // 0: 8
 
+	// Hybrid also starts a Kafka broker (KRaft, one JVM) and loads TableHybrid: a REALTIME table fed
+	// from it plus its OFFLINE twin, so the cover sees a consuming server and two typed legs.
+	Hybrid bool
+
 	// KeepStaleBrokerSession makes KillBroker/RestartBroker behave like a real crash-restart: the killed
 	// broker's ZooKeeper session is left to expire, and the new broker waits ~35 s for it (Helix:
 	// session timeout + 5 s) before it registers and turns healthy. Off: restarts take seconds.

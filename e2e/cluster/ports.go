@@ -30,8 +30,13 @@ type Ports struct {
 	Controller   int
 	Broker       int // query port; the broker instance id is Broker_127.0.0.1_<Broker>
 	BrokerSpare  int // unused by the harness: free for an extra broker listener in BrokerExtraConf
-	BrokerRunner int // multi-stage runner port (idle while the multi-stage engine is off)
-	Servers      [2]ServerPorts
+	BrokerRunner int // multi-stage runner port
+	// Kafka and KafkaController are the KRaft broker's listeners (Options.Hybrid only).
+	Kafka           int
+	KafkaController int
+	// BrokerJVMMetrics serves the broker JVM's Prometheus metrics (Options.BrokerJVMMetrics only).
+	BrokerJVMMetrics int
+	Servers          [2]ServerPorts
 }
 
 func portsFor(base int) Ports {
@@ -41,6 +46,10 @@ func portsFor(base int) Ports {
 		Broker:       base + 2,
 		BrokerSpare:  base + 3,
 		BrokerRunner: base + 4,
+
+		Kafka:            base + 5,
+		KafkaController:  base + 6,
+		BrokerJVMMetrics: base + 7,
 	}
 	for i := range p.Servers {
 		s := base + 10 + 10*i
@@ -50,7 +59,7 @@ func portsFor(base int) Ports {
 }
 
 func (p Ports) all() []int {
-	out := []int{p.ZooKeeper, p.Controller, p.Broker, p.BrokerSpare, p.BrokerRunner}
+	out := []int{p.ZooKeeper, p.Controller, p.Broker, p.BrokerSpare, p.BrokerRunner, p.Kafka, p.KafkaController, p.BrokerJVMMetrics}
 	for _, s := range p.Servers {
 		out = append(out, s.Netty, s.Admin, s.GRPC, s.MultiStageServer, s.MultiStageRunner)
 	}

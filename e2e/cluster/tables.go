@@ -13,6 +13,7 @@ const (
 	TableServer2 = "placement_s2"   // OFFLINE, only on server 2 (ServerInstanceIDs()[1])
 	TableBoth    = "placement_both" // OFFLINE, 4 segments, 2 on each server
 	TableBench   = "bench_events"   // OFFLINE, Options.BenchRows rows over Options.BenchSegments segments, on both servers
+	TableHybrid  = "hybrid_events"  // OFFLINE + REALTIME (Kafka, 2 partitions): Options.Hybrid only
 )
 
 // Row counts of the placement tables: distinct so a COUNT(*) tells the tables apart.
@@ -20,6 +21,9 @@ const (
 	RowsServer1 = 1000
 	RowsServer2 = 2000
 	RowsBoth    = 4000
+
+	RowsHybridOffline  = 2000 // the OFFLINE leg, 2 segments
+	RowsHybridRealtime = 1000 // the REALTIME leg, consumed from Kafka
 )
 
 // Server tenants: server 1 carries TenantServer1_OFFLINE, server 2 TenantServer2_OFFLINE, both keep
@@ -45,6 +49,10 @@ func (c *Cluster) tableSpecs() []tableSpec {
 		{name: TableServer1, rows: RowsServer1, segments: 1, servers: []int{0}, header: smallHeader, row: smallRow},
 		{name: TableServer2, rows: RowsServer2, segments: 1, servers: []int{1}, header: smallHeader, row: smallRow},
 		{name: TableBoth, rows: RowsBoth, segments: 4, servers: []int{0, 1}, header: smallHeader, row: smallRow},
+	}
+	if c.opts.Hybrid {
+		specs = append(specs, tableSpec{name: TableHybrid, rows: RowsHybridOffline, segments: 2,
+			header: hybridHeader, row: hybridOfflineRow})
 	}
 	if c.opts.BenchTable {
 		specs = append(specs, tableSpec{name: TableBench, rows: c.opts.BenchRows, segments: c.opts.BenchSegments,

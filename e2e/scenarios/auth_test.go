@@ -66,11 +66,15 @@ func TestBasicAuthBroker(t *testing.T) {
 		if took := time.Since(start); took > 7*time.Second {
 			t.Fatalf("gate opened after %s, want by budget 5s (+ slack)", took)
 		}
-		// pinot-facts.md expects HTTP 401; the real broker answers HTTP 200 with
-		// error 180 and a null message. The log must say what that means.
+		// 1.x answers HTTP 401; 0.11 answers HTTP 200 with error 180 and a null
+		// message. Either way the log must say what that means.
+		refusal := "HTTP 401"
+		if !pinot.AtLeast1x() {
+			refusal = "error 180"
+		}
 		logs := p.Logs()
 		line := firstLine(logs, "broker refused the probe credentials")
-		if !strings.Contains(line, "error 180") || !strings.Contains(line, "WARMUP_AUTH_HEADER_FILE") {
+		if !strings.Contains(line, refusal) || !strings.Contains(line, "WARMUP_AUTH_HEADER_FILE") {
 			t.Fatalf("logs do not say plainly that the credentials were refused:\n%s", logs)
 		}
 		if n := strings.Count(logs, "broker refused the probe credentials"); n != 1 {

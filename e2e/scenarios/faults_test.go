@@ -57,10 +57,11 @@ func TestBrokerKilledMidWarmup(t *testing.T) {
 	t.Logf("cut run failed (%s); run 2 warm with %d probes in %.1fs", firstLine(p.Logs(), "broker went away"), st.ProbesSucceeded, st.DurationSeconds)
 }
 
-// Issue 6, real broker: a table QPS quota below the probe rate. Pinot 0.11 has no
-// /debug/tables/queryQuota endpoint (404: nothing to pace by), so what this
-// proves on 0.11 is the fallback: quota rejections back the rounds off instead of
-// burning the budget, and the floor is still reached.
+// A table QPS quota below the probe rate. Pinot 1.x answers
+// /debug/tables/queryQuota/<typed table> with this broker's share: the sidecar
+// reads it and paces under it, so (almost) nothing is refused. Pinot 0.11 has no
+// such endpoint (404): there the sidecar learns the pace from the 429s, so the
+// rounds back off instead of burning the budget, and the floor is still reached.
 func TestTableQuotaBelowProbeRate(t *testing.T) {
 	const qps = 20
 	setQuota(t, cluster.TableServer2, fmt.Sprint(qps))
@@ -80,6 +81,10 @@ func TestTableQuotaBelowProbeRate(t *testing.T) {
 		qps, st.Outcome, st.ProbesSucceeded, st.ProbesFailed, st.DurationSeconds, rate, st.LastError)
 	if st.Outcome != "warm" {
 		t.Fatalf("outcome %q under a %d qps quota", st.Outcome, qps)
+	}
+	if pinot.AtLeast1x() {
+		checkQuotaPacedFromEndpoint(t, p.Logs(), st.ProbesSucceeded, st.ProbesFailed, rate, qps)
+		return
 	}
 	if st.ProbesFailed == 0 {
 		t.Fatalf("no probe was refused: the quota was not in force, the test proves nothing")
@@ -125,4 +130,22 @@ func setQuota(t *testing.T, table, qps string) {
 	if resp.StatusCode != 200 {
 		t.Fatalf("updating %s quota to %q: HTTP %d: %s", table, qps, resp.StatusCode, b)
 	}
+}
+
+// checkQuotaPacedFromEndpoint: on 1.x the broker's own quota answer sets the pace: the log names
+// it, the success rate stays under the quota and refusals stay rare (a refusal can still happen
+// where the broker's rate limiter and the sidecar's pacer disagree on a second's edge).
+func checkQuotaPacedFromEndpoint(t *testing.T, logs string, ok, failed int64, rate float64, qps int) {
+	t.Helper()
+	line := firstLine(logs, "pacing probes under the table's query quota")
+	if line == "" || !strings.Contains(line, fmt.Sprintf(`"quota_qps":%d`, qps)) {
+		t.Errorf("the sidecar did not say it paces under the broker's %d qps quota; log line %q", qps, line)
+	}
+	if rate > float64(qps)*1.05 {
+		t.Errorf("probes succeeded at %.1f/s, above the %d qps quota", rate, qps)
+	}
+	if failed*20 > ok {
+		t.Errorf("%d refused vs %d succeeded: pacing from the quota endpoint should leave refusals under 5%%", failed, ok)
+	}
+	t.Logf("1.x quota endpoint: paced, %d refused for %d successes (%.1f ok/s under %d qps)", failed, ok, rate, qps)
 }

@@ -26,7 +26,9 @@ func TestMain(m *testing.M) { os.Exit(run(m)) }
 
 func run(m *testing.M) int {
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	// The cluster lives as long as ctx: no deadline here (each start-up wait has its own), or the
+	// cluster would stop under the scenarios that outlast it.
+	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	dir, err := os.MkdirTemp("", "warmup-e2e-bin")
 	if err != nil {
@@ -39,7 +41,7 @@ func run(m *testing.M) int {
 		return 1
 	}
 	start := time.Now()
-	pinot, err = cluster.Start(ctx, cluster.Options{Logger: log, BasePort: basePort()})
+	pinot, err = cluster.Start(ctx, cluster.Options{Logger: log, BasePort: basePort(), Hybrid: true})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "starting the Pinot cluster:", err)
 		return 1

@@ -218,9 +218,9 @@ func FuzzClassify(f *testing.F) {
 }
 
 // A real 0.11 broker answers a query without credentials with HTTP 200, error 180
-// and "message": null (e2e/testdata/broker-responses/auth-query-no-credentials.json).
+// and "message": null (e2e/testdata/broker-responses/pinot-0.11.0/auth-query-no-credentials.json).
 func TestClassifyRealAccessDeniedSaysWhatToDo(t *testing.T) {
-	body, err := os.ReadFile("../../e2e/testdata/broker-responses/auth-query-no-credentials.json")
+	body, err := os.ReadFile("../../e2e/testdata/broker-responses/pinot-0.11.0/auth-query-no-credentials.json")
 	if err != nil {
 		t.Fatal(err)
 	}

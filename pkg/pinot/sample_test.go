@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -13,11 +12,7 @@ import (
 
 func recorded(t *testing.T, name string) string {
 	t.Helper()
-	b, err := os.ReadFile("../../e2e/testdata/broker-responses/" + name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
+	return readTestdata(t, "../../e2e/testdata/broker-responses/"+name)
 }
 
 // Sample runs SELECT * ... LIMIT n tagged like a probe, with the ctx deadline

@@ -38,9 +38,11 @@ func newControllerServer(t *testing.T, status int, body string) *controllerServe
 	return cs
 }
 
-func readTestdata(t *testing.T, name string) string {
+// readTestdata reads a file of testdata/ ("testdata/x.json"), or a recorded
+// real answer ("../../e2e/testdata/broker-responses/x.json").
+func readTestdata(t *testing.T, path string) string {
 	t.Helper()
-	b, err := os.ReadFile("testdata/" + name)
+	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +53,7 @@ func readTestdata(t *testing.T, name string) string {
 // Schema.toPrettyJsonString writes it (read from its source): keys left out
 // when at their default, singleValueField among them.
 func TestSchema(t *testing.T) {
-	cs := newControllerServer(t, 200, readTestdata(t, "controller-schema-1.5.1.json"))
+	cs := newControllerServer(t, 200, readTestdata(t, "testdata/controller-schema-1.5.1.json"))
 	c := newClient(t, Options{ControllerURL: cs.url, Auth: staticAuth("Basic c2VjcmV0OnNlY3JldA==")})
 	got, err := c.Schema(context.Background(), "bench_events_OFFLINE")
 	if err != nil {
@@ -93,7 +95,7 @@ func TestSchema(t *testing.T) {
 // A legacy timeFieldSpec keeps Pinot's defaults (size 1, EPOCH) where the JSON
 // leaves them out; the outgoing spec names the stored column.
 func TestSchemaLegacyTimeField(t *testing.T) {
-	cs := newControllerServer(t, 200, readTestdata(t, "controller-schema-legacy-time.json"))
+	cs := newControllerServer(t, 200, readTestdata(t, "testdata/controller-schema-legacy-time.json"))
 	got, err := newClient(t, Options{ControllerURL: cs.url}).Schema(context.Background(), "airlines")
 	if err != nil {
 		t.Fatal(err)
@@ -117,7 +119,7 @@ func TestSchemaLegacyTimeField(t *testing.T) {
 func TestSchemaErrors(t *testing.T) {
 	ctx := context.Background()
 	t.Run("404 is ErrSchemaNotFound", func(t *testing.T) {
-		cs := newControllerServer(t, 404, readTestdata(t, "controller-schema-not-found.json"))
+		cs := newControllerServer(t, 404, readTestdata(t, "testdata/controller-schema-not-found.json"))
 		_, err := newClient(t, Options{ControllerURL: cs.url}).Schema(ctx, "nope_REALTIME")
 		if !errors.Is(err, ErrSchemaNotFound) || !strings.Contains(err.Error(), `"nope"`) {
 			t.Fatalf("error %v, want ErrSchemaNotFound naming the table", err)

@@ -22,7 +22,7 @@ func JoinShapes(tables []TableSchema) []Shape {
 		ts[i] = newTable(in.Table, in.Schema, in.Sample)
 	}
 	var out []Shape
-	for i := 0; i < len(ts) && len(out) < MaxJoins; i++ {
+	for i := range ts {
 		for j := i + 1; j < len(ts) && len(out) < MaxJoins; j++ {
 			if pinot.RawTableName(tables[i].Table) == pinot.RawTableName(tables[j].Table) {
 				continue

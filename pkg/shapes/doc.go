@@ -9,6 +9,7 @@
 //	agg_metrics         COUNT, SUM/MIN/MAX/AVG over metrics under an IN filter (agg_count without metrics)
 //	group_by_1          GROUP BY one column, ORDER BY an aggregate, BETWEEN filter
 //	group_by_2_having   GROUP BY two columns, HAVING, ORDER BY an aggregate, NOT IN filter
+//	                    (group_by_1_having when only one column can be grouped)
 //	distinct            SELECT DISTINCT
 //	distinctcount       DISTINCTCOUNT and DISTINCTCOUNTHLL
 //	percentile          PERCENTILE and PERCENTILETDIGEST
@@ -27,6 +28,11 @@
 // same way for the same input whatever the schema's width. A shape the broker
 // rejects is the caller's to drop, as for a custom query. Generate returns nil
 // when no column is usable: the caller keeps the LIMIT 1 probe.
+//
+// Wiring: per chosen table, pinot.Client.Schema (ErrSchemaNotFound: keep
+// LIMIT 1) and pinot.Client.Sample per typed leg; Generate per leg (a hybrid
+// table's legs share the schema, so they get the same shapes); JoinShapes once
+// over all legs; run a MultiStage shape with pinot.Query.MultiStage set.
 //
 // The package does no I/O: schema and rows in, shapes out.
 package shapes

@@ -256,6 +256,8 @@ func TestQuerySendsOptions(t *testing.T) {
 		{"sub-millisecond timeout rounds up to 1 ms", Query{SQL: "SELECT 1", Timeout: 300 * time.Microsecond}, "timeoutMs=1"},
 		{"id only", Query{SQL: "SELECT 1", ClientQueryID: "x"}, "clientQueryId=x"},
 		{"neither", Query{SQL: "SELECT 1"}, ""},
+		{"multi-stage", Query{SQL: "SELECT 1", ClientQueryID: "x", MultiStage: true}, "clientQueryId=x;useMultistageEngine=true"},
+		{"multi-stage alone", Query{SQL: "SELECT 1", MultiStage: true}, "useMultistageEngine=true"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/go-resty/resty/v2"
@@ -23,6 +24,9 @@ type Query struct {
 	Timeout time.Duration
 	// ClientQueryID becomes the query option clientQueryId.
 	ClientQueryID string
+	// MultiStage runs the query on the multi-stage engine (query option
+	// useMultistageEngine=true, Pinot 1.x); the SQL stays as it is.
+	MultiStage bool
 }
 
 type queryBody struct {
@@ -33,14 +37,21 @@ type queryBody struct {
 
 // Query runs one probe through the broker's POST /query/sql and classifies it.
 func (c *Client) Query(ctx context.Context, q Query) Result {
+	res, _ := c.post(ctx, q)
+	return res
+}
+
+// post runs q and classifies the answer; the body is returned for callers that
+// read more than the classifier does (nil when no answer came back).
+func (c *Client) post(ctx context.Context, q Query) (Result, []byte) {
 	body, err := json.Marshal(queryBody{SQL: q.SQL, QueryOptions: queryOptions(q)})
 	if err != nil {
-		return Result{Class: Transient, Message: fmt.Sprintf("encoding query: %v", err)}
+		return Result{Class: Transient, Message: fmt.Sprintf("encoding query: %v", err)}, nil
 	}
 	r, err := c.request(c.broker)
 	if err != nil {
 		// The auth file went missing: the probe cannot be authorised.
-		return Result{Class: Unauthorized, Message: err.Error()}
+		return Result{Class: Unauthorized, Message: err.Error()}, nil
 	}
 	resp, err := r.SetContext(ctx).
 		SetHeader("Content-Type", "application/json").
@@ -55,27 +66,23 @@ func (c *Client) Query(ctx context.Context, q Query) Result {
 		} else if errors.Is(err, context.Canceled) {
 			msg = "probe cancelled"
 		}
-		return Result{Class: Transient, Message: msg}
+		return Result{Class: Transient, Message: msg}, nil
 	}
 	res := Classify(resp.StatusCode(), resp.Body())
 	res.Message = c.redact(res.Message)
-	return res
+	return res, resp.Body()
 }
 
 func queryOptions(q Query) string {
-	opts := ""
+	var opts []string
 	if q.Timeout > 0 {
-		ms := q.Timeout.Milliseconds()
-		if ms < 1 {
-			ms = 1
-		}
-		opts = "timeoutMs=" + strconv.FormatInt(ms, 10)
+		opts = append(opts, "timeoutMs="+strconv.FormatInt(max(q.Timeout.Milliseconds(), 1), 10))
 	}
 	if q.ClientQueryID != "" {
-		if opts != "" {
-			opts += ";"
-		}
-		opts += "clientQueryId=" + q.ClientQueryID
+		opts = append(opts, "clientQueryId="+q.ClientQueryID)
 	}
-	return opts
+	if q.MultiStage {
+		opts = append(opts, "useMultistageEngine=true")
+	}
+	return strings.Join(opts, ";")
 }

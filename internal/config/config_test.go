@@ -27,7 +27,7 @@ func mustLoad(t *testing.T, environ ...string) (Config, []string) {
 	return c, warns
 }
 
-// The defaults are DESIGN.md's table, variable by variable.
+// The defaults are docs/design.md's table, variable by variable.
 func TestDefaultsMatchDesign(t *testing.T) {
 	c, warns := mustLoad(t, ctl, "PATH=/usr/bin", "HOME=/home/nonroot")
 	want := Config{

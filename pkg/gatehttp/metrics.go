@@ -4,7 +4,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 )
 
-// Metrics are the sidecar's collectors (DESIGN.md names), on an injected registry.
+// Metrics are the sidecar's collectors (names in docs/design.md), on an injected registry.
 type Metrics struct {
 	Warm          prometheus.Gauge
 	Duration      prometheus.Gauge

@@ -13,12 +13,9 @@ type AuthSource interface {
 }
 
 // FileAuth reads the header value from a file on every request, so a rotated
-// credential takes effect on the next probe. Kubernetes rotates mounted Secrets by
-// swapping a symlink, but other writers rewrite the file in place, and a rewrite of
-// the same size inside one timestamp tick keeps size, inode and mtime: only the
-// content tells. The file is a few bytes; one read per probe is cheaper than the
-// HTTP round trip it authorises. The value is never put into an error or log line;
-// errors name only the file.
+// credential takes effect on the next probe: an in-place rewrite can keep size,
+// inode and mtime, so only the content tells, and a few bytes cost less to read
+// than the round trip they authorise. Errors name the file, never its content.
 type FileAuth struct {
 	path string
 }

@@ -8,6 +8,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/sqltext"
 )
 
 // check validates ranges and cross-field rules, and derives the split lists.
@@ -60,7 +62,7 @@ func (c Config) check() (Config, []string, error) {
 			return c, nil, fmt.Errorf("WARMUP_AUTH_HEADER_FILE=%q: the file is empty: expected it to hold the Authorization header value, such as \"Basic <base64>\"", c.AuthHeaderFile)
 		}
 	}
-	queries, err := SplitQueries(c.Query)
+	queries, err := sqltext.Split(c.Query)
 	if err != nil {
 		return c, nil, fmt.Errorf("WARMUP_QUERY=%q: %w", c.Query, err)
 	}

@@ -45,7 +45,7 @@ type Config struct {
 	LogFormat      string        `envconfig:"WARMUP_LOG_FORMAT" default:"json"`
 	LogLevel       string        `envconfig:"WARMUP_LOG_LEVEL" default:"info"`
 
-	// Queries is Query split on ';' outside quotes, blanks dropped.
+	// Queries is Query split by sqltext.Split: one entry per query, with its SETs.
 	Queries []string `ignored:"true"`
 	// TableList is Tables split on ',', trimmed, de-duplicated.
 	TableList []string `ignored:"true"`

@@ -31,17 +31,42 @@ func NewFileAuth(path string) (*FileAuth, error) {
 }
 
 // Header returns the file's current value, trimmed.
-func (a *FileAuth) Header() (string, error) {
-	b, err := os.ReadFile(a.path)
+func (a *FileAuth) Header() (string, error) { return ReadAuthHeader(a.path) }
+
+// ReadAuthHeader reads an Authorization header value from the file at path,
+// trimmed of surrounding white space. A file that cannot be read or holds only
+// white space is an *AuthFileError.
+func ReadAuthHeader(path string) (string, error) {
+	b, err := os.ReadFile(path)
 	if err != nil {
-		return "", fmt.Errorf("reading auth header file %s: %w", a.path, pathErr(err))
+		return "", &AuthFileError{Path: path, Err: pathErr(err)}
 	}
 	v := strings.TrimSpace(string(b))
 	if v == "" {
-		return "", fmt.Errorf("auth header file %s is empty: expected an Authorization header value such as \"Basic <base64>\"", a.path)
+		return "", &AuthFileError{Path: path, Empty: true}
 	}
 	return v, nil
 }
+
+// AuthFileError is an auth header file that cannot be used. It names the file and
+// never carries the file's content.
+type AuthFileError struct {
+	Path string
+	// Empty is true when the file was read but holds only white space.
+	Empty bool
+	// Err is why the file could not be read (nil when Empty), without the path.
+	Err error
+}
+
+func (e *AuthFileError) Error() string {
+	if e.Empty {
+		return fmt.Sprintf("auth header file %s is empty: expected an Authorization header value such as \"Basic <base64>\"", e.Path)
+	}
+	return fmt.Sprintf("reading auth header file %s: %v", e.Path, e.Err)
+}
+
+// Unwrap returns the read error, so errors.Is(err, fs.ErrNotExist) works.
+func (e *AuthFileError) Unwrap() error { return e.Err }
 
 // pathErr drops the *PathError wrapper, whose text would repeat the path.
 func pathErr(err error) error {

@@ -51,13 +51,16 @@ type Result struct {
 	ServersResponded int
 }
 
-// Classify turns an HTTP status and body into a Result.
-func Classify(status int, body []byte) Result {
+// Classify turns an HTTP status and body into a Result. Messages about refused
+// credentials carry DefaultAuthHint; a Client uses its Options.AuthHint.
+func Classify(status int, body []byte) Result { return classify(status, body, "") }
+
+func classify(status int, body []byte, authHint string) Result {
 	r := Result{HTTPStatus: status}
 	switch {
 	case status == http.StatusUnauthorized || status == http.StatusForbidden:
 		r.Class = Unauthorized
-		r.Message = (&UnauthorizedError{What: "query", Status: status}).Error()
+		r.Message = (&UnauthorizedError{What: "query", Status: status, Hint: authHint}).Error()
 		return r
 	case status != http.StatusOK:
 		r.Class = Transient
@@ -86,8 +89,8 @@ func Classify(status int, body []byte) Result {
 		if e.ErrorCode == CodeAccessDenied {
 			// Real brokers (0.11 at least) answer a missing or wrong credential with
 			// HTTP 200, error 180 and a null message: say plainly what it means.
-			r.Message = fmt.Sprintf("error 180: the broker's access control denied the query (no, wrong or insufficient credentials: set WARMUP_AUTH_HEADER_FILE to a file holding the Authorization header value of a principal allowed to read the table)%s",
-				suffix(e.Message))
+			r.Message = fmt.Sprintf("error 180: the broker's access control denied the query: no, wrong or insufficient credentials (%s)%s",
+				hintOr(authHint), suffix(e.Message))
 		}
 		return r
 	}

@@ -19,6 +19,9 @@ type Health struct {
 // (refused, reset, timeout): the broker is gone, not merely starting.
 // /health needs no auth, so none is sent.
 func (c *Client) Health(ctx context.Context) (Health, error) {
+	if c.broker == nil {
+		return Health{}, fmt.Errorf("checking broker health: %w", ErrNoBroker)
+	}
 	resp, err := c.broker.R().SetContext(ctx).Get("/health")
 	if err != nil {
 		return Health{}, fmt.Errorf("checking broker health: %w", err)

@@ -37,7 +37,10 @@ func (c *Client) Query(ctx context.Context, q Query) Result {
 	if err != nil {
 		return Result{Class: Transient, Message: fmt.Sprintf("encoding query: %v", err)}
 	}
-	r, err := c.request(c.broker)
+	r, err := c.brokerRequest()
+	if errors.Is(err, ErrNoBroker) {
+		return Result{Class: Transient, Message: err.Error()}
+	}
 	if err != nil {
 		// The auth file went missing: the probe cannot be authorised.
 		return Result{Class: Unauthorized, Message: err.Error()}
@@ -57,7 +60,7 @@ func (c *Client) Query(ctx context.Context, q Query) Result {
 		}
 		return Result{Class: Transient, Message: msg}
 	}
-	res := Classify(resp.StatusCode(), resp.Body())
+	res := classify(resp.StatusCode(), resp.Body(), c.authHint)
 	res.Message = c.redact(res.Message)
 	return res
 }

@@ -17,7 +17,7 @@ import (
 // endpoint. err is set for anything else that cannot be read (401/403, 5xx, an
 // unparsable answer, no answer).
 func (c *Client) QueryQuota(ctx context.Context, table string) (qps float64, ok bool, err error) {
-	r, err := c.request(c.broker)
+	r, err := c.brokerRequest()
 	if err != nil {
 		return 0, false, err
 	}
@@ -30,7 +30,7 @@ func (c *Client) QueryQuota(ctx context.Context, table string) (qps float64, ok 
 	case http.StatusNotFound:
 		return 0, false, nil
 	case http.StatusUnauthorized, http.StatusForbidden:
-		return 0, false, &UnauthorizedError{What: "getting query quota of " + table, Status: resp.StatusCode()}
+		return 0, false, c.unauthorized("getting query quota of "+table, resp.StatusCode())
 	default:
 		return 0, false, httpError(fmt.Sprintf("getting query quota of %q", table), resp.StatusCode(), resp.Body())
 	}

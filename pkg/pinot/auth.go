@@ -9,6 +9,8 @@ import (
 
 // AuthSource yields the Authorization header value for the next request.
 type AuthSource interface {
+	// Header returns the value to send; "" sends none. Its errors must not
+	// carry the value.
 	Header() (string, error)
 }
 
@@ -51,6 +53,7 @@ func ReadAuthHeader(path string) (string, error) {
 // AuthFileError is an auth header file that cannot be used. It names the file and
 // never carries the file's content.
 type AuthFileError struct {
+	// Path is the file's path.
 	Path string
 	// Empty is true when the file was read but holds only white space.
 	Empty bool
@@ -58,6 +61,7 @@ type AuthFileError struct {
 	Err error
 }
 
+// Error names the file and what is wrong with it, never its content.
 func (e *AuthFileError) Error() string {
 	if e.Empty {
 		return fmt.Sprintf("auth header file %s is empty: expected an Authorization header value such as \"Basic <base64>\"", e.Path)

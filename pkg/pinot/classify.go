@@ -22,6 +22,7 @@ const (
 	Unauthorized
 )
 
+// String is the class's name, such as "bad_query".
 func (c Class) String() string {
 	switch c {
 	case Success:
@@ -38,6 +39,7 @@ func (c Class) String() string {
 
 // Result is one classified probe answer.
 type Result struct {
+	// Class is what the answer means for warmup.
 	Class Class
 	// HTTPStatus is 0 when no HTTP answer came back.
 	HTTPStatus int
@@ -46,7 +48,9 @@ type Result struct {
 	// Message is why it was not a success, in the broker's words where it gave any.
 	Message string
 	// TimeUsedMs is the broker's own serve time (0 when not reported).
-	TimeUsedMs       int64
+	TimeUsedMs int64
+	// ServersQueried and ServersResponded are the answer's numServersQueried
+	// and numServersResponded (0 when not reported).
 	ServersQueried   int
 	ServersResponded int
 }

@@ -10,9 +10,10 @@ import (
 type Health struct {
 	// OK is true only for HTTP 200 (ServiceStatus GOOD).
 	OK bool
-	// Status is the HTTP status; Body the one-line text (e.g. "Pinot broker status is STARTING").
+	// Status is the HTTP status.
 	Status int
-	Body   string
+	// Body is the answer as one short line (e.g. "Pinot broker status is STARTING").
+	Body string
 }
 
 // Health asks the broker's /health. An error means no HTTP answer at all

@@ -17,6 +17,7 @@ const ProbeIDPrefix = "warmup-sidecar-"
 
 // Query is one probe request.
 type Query struct {
+	// SQL is sent as the request's "sql", as is.
 	SQL string
 	// Timeout becomes the query option timeoutMs (≥ 1 ms), so the broker gives up
 	// no later than the sidecar does.

@@ -19,6 +19,7 @@ type UnauthorizedError struct {
 	Hint string
 }
 
+// Error says what was refused, with the status and the hint.
 func (e *UnauthorizedError) Error() string {
 	if e.Status == http.StatusUnauthorized {
 		return fmt.Sprintf("%s: HTTP 401: no or wrong credentials (%s)", e.What, hintOr(e.Hint))

@@ -12,24 +12,25 @@ import (
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/selector"
 )
 
-// Plan is what a run will probe.
+// Plan is what a run will probe. Its JSON form is the plan subcommand's -json
+// output.
 type Plan struct {
 	// Custom is true when the operator's queries replace the default probe.
-	Custom bool
+	Custom bool `json:"custom"`
 	// Queries are the SQL texts of one rotation: the custom queries, or the default
 	// probe of every leg of every chosen table.
-	Queries []string
+	Queries []string `json:"queries"`
 	// Tables are the chosen tables (default probe only).
-	Tables []selector.Table
+	Tables []selector.Table `json:"tables,omitempty"`
 	// Coverage of the chosen tables over this broker's servers (default probe only).
-	Coverage *selector.Coverage
+	Coverage *selector.Coverage `json:"coverage,omitempty"`
 	// Dropped are requested tables (Settings.Tables) this broker cannot route.
-	Dropped []string
+	Dropped []string `json:"dropped,omitempty"`
 	// Capped are routable requested tables left out by Settings.MaxTables.
-	Capped []string
+	Capped []string `json:"capped,omitempty"`
 	// CatalogErr, when set, is why the controller's table list was not used:
 	// coverage is then judged over the requested tables only.
-	CatalogErr string
+	CatalogErr string `json:"catalog_error,omitempty"`
 }
 
 // ErrNothingRoutable means no requested or listed table has routing on this broker yet.

@@ -6,12 +6,30 @@ import (
 	"testing"
 )
 
+// splitCase is an input Split accepts and the queries it must give.
+type splitCase struct {
+	name string
+	in   string
+	want []string
+}
+
+func checkSplits(t *testing.T, cases []splitCase) {
+	t.Helper()
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := Split(tc.in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("Split(%q) = %q, want %q", tc.in, got, tc.want)
+			}
+		})
+	}
+}
+
 func TestSplit(t *testing.T) {
-	cases := []struct {
-		name string
-		in   string
-		want []string
-	}{
+	cases := []splitCase{
 		{"empty", "", nil},
 		{"blank", " \n\t", nil},
 		{"one query", "SELECT 1", []string{"SELECT 1"}},
@@ -34,27 +52,13 @@ func TestSplit(t *testing.T) {
 		{"a block comment closes at the first */", "SELECT 1 /* a /* b */; SELECT 2", []string{"SELECT 1 /* a /* b */", "SELECT 2"}},
 		{"a lone '-' or '/' is not a comment", "SELECT 4-3/1; SELECT 2", []string{"SELECT 4-3/1", "SELECT 2"}},
 	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			got, err := Split(tc.in)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !reflect.DeepEqual(got, tc.want) {
-				t.Errorf("Split(%q) = %q, want %q", tc.in, got, tc.want)
-			}
-		})
-	}
+	checkSplits(t, cases)
 }
 
 // SET statements are the next query's options: Pinot parses them in the same
 // request, so they are never split from it.
 func TestSplitKeepsSETWithTheQueryAfterIt(t *testing.T) {
-	cases := []struct {
-		name string
-		in   string
-		want []string
-	}{
+	cases := []splitCase{
 		{"one SET", "SET useMultistageEngine=true; SELECT * FROM t", []string{"SET useMultistageEngine=true; SELECT * FROM t"}},
 		{"any case", "set a = 1;Set b=2; SELECT 1", []string{"set a = 1;Set b=2; SELECT 1"}},
 		{"several SETs, then more queries", "SET a = 1; SET b = 'x'; SELECT 1; SELECT 2; SET c = 3; SELECT 3",
@@ -70,17 +74,7 @@ func TestSplitKeepsSETWithTheQueryAfterIt(t *testing.T) {
 			[]string{"SELECT SET_X FROM t", `SELECT "SET" FROM u`, "SETTINGS x"}},
 		{"a quoted SET is an identifier, not the keyword", `"SET"; SELECT 1`, []string{`"SET"`, "SELECT 1"}},
 	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			got, err := Split(tc.in)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !reflect.DeepEqual(got, tc.want) {
-				t.Errorf("Split(%q) = %q, want %q", tc.in, got, tc.want)
-			}
-		})
-	}
+	checkSplits(t, cases)
 }
 
 func TestSplitErrors(t *testing.T) {

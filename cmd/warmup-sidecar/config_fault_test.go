@@ -43,6 +43,8 @@ func badValues(t *testing.T) []badValue {
 		{env: "WARMUP_MAX_TABLES=five", name: "WARMUP_MAX_TABLES"},
 		{env: "WARMUP_QUERY=SELECT 'unterminated FROM t", name: "WARMUP_QUERY"},
 		{env: "WARMUP_QUERY= ; ; ", name: "WARMUP_QUERY"},
+		{env: "WARMUP_QUERY=SELECT 1; SET useMultistageEngine=true", name: "WARMUP_QUERY"},
+		{env: "WARMUP_QUERY=SELECT 1 /* unclosed", name: "WARMUP_QUERY"},
 		{env: "WARMUP_TABLES= , , ", name: "WARMUP_TABLES"},
 		{env: `WARMUP_TABLES=orders"x`, name: "WARMUP_TABLES"},
 		{env: "WARMUP_CONCURRENCY=many", name: "WARMUP_CONCURRENCY"},
@@ -205,6 +207,7 @@ func FuzzConfigQueryAndTables(f *testing.F) {
 		{" ; ; ", ""},
 		{"SELECT \"a\"\"b\" FROM `c;d`", "x\ny"},
 		{"\xff'", "\xfe,\x00"},
+		{"SET a = 'x;y'; SELECT 1 -- c;\n; SET b = 1", ""},
 	} {
 		f.Add(s[0], s[1])
 	}

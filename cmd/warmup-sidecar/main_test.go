@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -9,6 +10,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
+	"sort"
 	"strings"
 	"sync"
 	"syscall"
@@ -120,6 +123,62 @@ func TestPlanPrintsTablesAndCoverage(t *testing.T) {
 	}
 	if b.Queries() != 0 {
 		t.Errorf("plan sent %d queries, want none", b.Queries())
+	}
+}
+
+// plan -json is a stable document: snake_case keys from the plan types' tags.
+func TestPlanJSON(t *testing.T) {
+	b := fakepinot.NewBroker(fakepinot.ThreeServers())
+	c := fakepinot.NewController(fakepinot.ThreeServerTables()...)
+	defer b.Close()
+	defer c.Close()
+	cmd := exec.Command(binary(t), "plan", "-json")
+	cmd.Env = cleanEnv("WARMUP_BROKER_URL="+b.URL(), "WARMUP_CONTROLLER_URL="+c.URL(), "WARMUP_MAX_TABLES=1")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("plan -json: %v\n%s", err, out)
+	}
+	var doc struct {
+		Custom  *bool    `json:"custom"`
+		Queries []string `json:"queries"`
+		Tables  []struct {
+			Name    string   `json:"name"`
+			Legs    []string `json:"legs"`
+			Servers []string `json:"servers"`
+		} `json:"tables"`
+		Coverage *struct {
+			Chosen    []map[string]any `json:"chosen"`
+			Universe  []string         `json:"universe"`
+			Uncovered []string         `json:"uncovered"`
+		} `json:"coverage"`
+	}
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(out, &top); err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for k := range top {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	// Empty lists (dropped, capped) and an unset catalog error are left out.
+	if want := []string{"coverage", "custom", "queries", "tables"}; !reflect.DeepEqual(keys, want) {
+		t.Errorf("plan -json keys %q, want %q", keys, want)
+	}
+	dec := json.NewDecoder(bytes.NewReader(out))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&doc); err != nil {
+		t.Fatalf("plan -json output does not match the documented keys: %v\n%s", err, out)
+	}
+	if doc.Custom == nil || *doc.Custom || len(doc.Tables) != 1 || doc.Tables[0].Name != "events" ||
+		!reflect.DeepEqual(doc.Tables[0].Legs, []string{"events_OFFLINE", "events_REALTIME"}) || len(doc.Tables[0].Servers) != 2 {
+		t.Errorf("plan -json tables: %s", out)
+	}
+	if doc.Coverage == nil || len(doc.Coverage.Universe) != 3 || !reflect.DeepEqual(doc.Coverage.Uncovered, []string{"Server_10.0.0.1_8098"}) {
+		t.Errorf("plan -json coverage: %s", out)
+	}
+	if len(doc.Queries) != 2 {
+		t.Errorf("plan -json queries: %q", doc.Queries)
 	}
 }
 

@@ -166,8 +166,8 @@ func TestSecretErrorTexts(t *testing.T) {
 	_, status1 := httpGet(s.url("/status"))
 	_, metrics1 := httpGet(s.url("/metrics"))
 	_ = s.stop(3 * time.Second)
-	if !strings.Contains(status1, "HTTP 401") {
-		t.Errorf("/status does not say HTTP 401: %s", status1)
+	if !strings.Contains(status1, "HTTP 401") || !strings.Contains(status1, "WARMUP_AUTH_HEADER_FILE") {
+		t.Errorf("/status does not say HTTP 401 and which variable to set: %s", status1)
 	}
 
 	// Probes refused (custom query: no planning call): the once-logged 401 line
@@ -177,8 +177,8 @@ func TestSecretErrorTexts(t *testing.T) {
 	_, status2 := httpGet(s2.url("/status"))
 	_, metrics2 := httpGet(s2.url("/metrics"))
 	_ = s2.stop(3 * time.Second)
-	if !strings.Contains(s2.logs.String(), "broker refused the probe credentials") {
-		t.Errorf("no 401 log line:\n%s", tailStr(s2.logs.String(), 2000))
+	if line := lineWith(s2.logs.String(), "broker refused the probe credentials"); !strings.Contains(line, "WARMUP_AUTH_HEADER_FILE") {
+		t.Errorf("no 401 log line naming WARMUP_AUTH_HEADER_FILE:\n%s", tailStr(s2.logs.String(), 2000))
 	}
 
 	// The auth file vanishes mid-serve: the error names the file, not its old value.
@@ -231,4 +231,14 @@ func TestSecretEchoedByTheBroker(t *testing.T) {
 	if p := leaked(status+s.logs.String(), strings.TrimPrefix(secretA, "Basic ")); p != "" {
 		t.Fatalf("a broker echoing the Authorization header put %q into /status or the logs", p)
 	}
+}
+
+// lineWith returns the first line of s holding sub, "" when none does.
+func lineWith(s, sub string) string {
+	for _, l := range strings.Split(s, "\n") {
+		if strings.Contains(l, sub) {
+			return l
+		}
+	}
+	return ""
 }

@@ -43,6 +43,10 @@ func newLogger(cfg config.Config, w io.Writer) *slog.Logger {
 	return slog.New(slog.NewJSONHandler(w, opts))
 }
 
+// authHint is how the client's messages about missing or refused credentials tell
+// an operator of this binary to supply them.
+const authHint = "set WARMUP_AUTH_HEADER_FILE to a file holding the Authorization header value of a principal allowed to read the tables"
+
 // newClient builds the Pinot client; the auth file was checked by config.
 func newClient(cfg config.Config) (*pinot.Client, error) {
 	var auth pinot.AuthSource
@@ -57,6 +61,7 @@ func newClient(cfg config.Config) (*pinot.Client, error) {
 		BrokerURL:     cfg.BrokerURL,
 		ControllerURL: cfg.ControllerURL,
 		Auth:          auth,
+		AuthHint:      authHint,
 		UserAgent:     "warmup-sidecar/" + version,
 	}), nil
 }

@@ -1,13 +1,16 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
 	"net/url"
-	"os"
 	"strconv"
 	"strings"
+
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/pinot"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/sqltext"
 )
 
 // check validates ranges and cross-field rules, and derives the split lists.
@@ -51,16 +54,11 @@ func (c Config) check() (Config, []string, error) {
 		if looksLikeCredential(c.AuthHeaderFile) {
 			return c, nil, fmt.Errorf("WARMUP_AUTH_HEADER_FILE: the value looks like an Authorization header value, not a file path (not shown): expected the path of a file holding it, such as /var/run/secrets/pinot-auth/header")
 		}
-		// The file's content is a secret: name the file, never print what is in it.
-		b, err := os.ReadFile(c.AuthHeaderFile)
-		if err != nil {
-			return c, nil, fmt.Errorf("WARMUP_AUTH_HEADER_FILE=%q: expected a readable file holding the Authorization header value (%v)", c.AuthHeaderFile, unwrapPath(err))
-		}
-		if strings.TrimSpace(string(b)) == "" {
-			return c, nil, fmt.Errorf("WARMUP_AUTH_HEADER_FILE=%q: the file is empty: expected it to hold the Authorization header value, such as \"Basic <base64>\"", c.AuthHeaderFile)
+		if err := checkAuthFile(c.AuthHeaderFile); err != nil {
+			return c, nil, err
 		}
 	}
-	queries, err := SplitQueries(c.Query)
+	queries, err := sqltext.Split(c.Query)
 	if err != nil {
 		return c, nil, fmt.Errorf("WARMUP_QUERY=%q: %w", c.Query, err)
 	}
@@ -119,11 +117,18 @@ func ParseLevel(s string) (slog.Level, error) {
 	return 0, fmt.Errorf("WARMUP_LOG_LEVEL=%q: expected debug, info, warn or error", s)
 }
 
-func unwrapPath(err error) error {
-	if pe, ok := err.(*os.PathError); ok {
-		return pe.Err
+// checkAuthFile reads the file the way the client will on every request. Its
+// content is a secret: errors name the file, never what is in it.
+func checkAuthFile(path string) error {
+	_, err := pinot.ReadAuthHeader(path)
+	var fe *pinot.AuthFileError
+	if !errors.As(err, &fe) {
+		return err // nil: ReadAuthHeader fails with an *AuthFileError only
 	}
-	return err
+	if fe.Empty {
+		return fmt.Errorf("WARMUP_AUTH_HEADER_FILE=%q: the file is empty: expected it to hold the Authorization header value, such as \"Basic <base64>\"", path)
+	}
+	return fmt.Errorf("WARMUP_AUTH_HEADER_FILE=%q: expected a readable file holding the Authorization header value (%v)", path, fe.Err)
 }
 
 func validPort(p string) bool {

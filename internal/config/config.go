@@ -23,10 +23,10 @@ const (
 	MaxConcurrency = 64
 )
 
-// Config is the sidecar's whole configuration (DESIGN.md's table). The envconfig
-// names carry the WARMUP_ prefix themselves and Process runs with no prefix: given a
-// prefix, envconfig falls back to the bare name when WARMUP_X is unset, so a stray
-// QUERY, TABLES or ENABLED in the container would silently configure the sidecar.
+// Config is the sidecar's whole configuration (docs/design.md, Contract). The
+// envconfig names carry the WARMUP_ prefix themselves and Process runs with no
+// prefix: given one, envconfig falls back to the bare name (QUERY, TABLES) when
+// WARMUP_X is unset, and a stray variable would silently configure the sidecar.
 type Config struct {
 	Enabled        bool          `envconfig:"WARMUP_ENABLED" default:"true"`
 	BrokerURL      string        `envconfig:"WARMUP_BROKER_URL" default:"http://127.0.0.1:8099"`
@@ -45,7 +45,7 @@ type Config struct {
 	LogFormat      string        `envconfig:"WARMUP_LOG_FORMAT" default:"json"`
 	LogLevel       string        `envconfig:"WARMUP_LOG_LEVEL" default:"info"`
 
-	// Queries is Query split on ';' outside quotes, blanks dropped.
+	// Queries is Query split by sqltext.Split: one entry per query, with its SETs.
 	Queries []string `ignored:"true"`
 	// TableList is Tables split on ',', trimmed, de-duplicated.
 	TableList []string `ignored:"true"`

@@ -27,7 +27,7 @@ func mustLoad(t *testing.T, environ ...string) (Config, []string) {
 	return c, warns
 }
 
-// The defaults are DESIGN.md's table, variable by variable.
+// The defaults are docs/design.md's table, variable by variable.
 func TestDefaultsMatchDesign(t *testing.T) {
 	c, warns := mustLoad(t, ctl, "PATH=/usr/bin", "HOME=/home/nonroot")
 	want := Config{
@@ -320,6 +320,16 @@ func TestQueriesAndTables(t *testing.T) {
 			queries: []string{`SELECT * FROM a WHERE x = 'p;q'`, "SELECT 2"},
 		},
 		{
+			name:    "SET statements stay with the query after them",
+			environ: []string{"WARMUP_QUERY=SET useMultistageEngine=true; SET a = 'x;y'; SELECT * FROM a JOIN b ON a.k = b.k; SELECT 2"},
+			queries: []string{"SET useMultistageEngine=true; SET a = 'x;y'; SELECT * FROM a JOIN b ON a.k = b.k", "SELECT 2"},
+		},
+		{
+			name:    "a ';' in a comment is not a separator",
+			environ: []string{"WARMUP_QUERY=SELECT 1 -- first; cheap\n;\nSELECT 2 /* second; dearer */"},
+			queries: []string{"SELECT 1 -- first; cheap", "SELECT 2 /* second; dearer */"},
+		},
+		{
 			name:    "tables split, trimmed, de-duplicated in order",
 			environ: []string{"WARMUP_TABLES= orders,clicks , ,orders,events,"},
 			tables:  []string{"orders", "clicks", "events"},
@@ -344,6 +354,20 @@ func TestQueriesAndTables(t *testing.T) {
 				t.Errorf("warnings = %q, want %q", warns, tc.warns)
 			}
 		})
+	}
+}
+
+// SET statements with no query after them cannot be sent: Pinot needs a query in
+// the same request.
+func TestQueryEndingInSETIsAnError(t *testing.T) {
+	for env, want := range map[string]string{
+		"WARMUP_QUERY=SET useMultistageEngine=true": `WARMUP_QUERY="SET useMultistageEngine=true": "SET useMultistageEngine=true" has no query after it: expected each SET statement to come before the query it applies to`,
+		"WARMUP_QUERY=SELECT 1; SET a = 'x;y';":     `WARMUP_QUERY="SELECT 1; SET a = 'x;y';": "SET a = 'x;y';" has no query after it: expected each SET statement to come before the query it applies to`,
+	} {
+		_, _, err := LoadFrom([]string{ctl, env})
+		if err == nil || err.Error() != want {
+			t.Errorf("%s: err\n got %v\nwant %s", env, err, want)
+		}
 	}
 }
 

@@ -1,5 +1,5 @@
 // Package fakepinot is an in-process Pinot broker + controller for tests. It speaks
-// the JSON Pinot 1.3–1.5 really answers (pinot-facts.md): /health with its status
+// the JSON Pinot 1.3–1.5 really answers (docs/pinot-facts.md): /health with its status
 // text, /debug/routingTable/{t} with typed keys and 404s, POST /query/sql with
 // exceptions inside HTTP 200, and the controller's GET /tables.
 package fakepinot

@@ -11,9 +11,13 @@ import (
 
 // Handlers serves the sidecar's endpoints.
 type Handlers struct {
-	Gate     *Gate
-	Board    *StatusBoard
-	Health   *BrokerHealth
+	// Gate says whether warmup lets readiness through, and the phase.
+	Gate *Gate
+	// Board holds the /status figures.
+	Board *StatusBoard
+	// Health is the broker's /health, checked live for /readyz.
+	Health *BrokerHealth
+	// Gatherer is what /metrics serves.
 	Gatherer prometheus.Gatherer
 }
 

@@ -4,15 +4,20 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 )
 
-// Metrics are the sidecar's collectors (DESIGN.md names), on an injected registry.
+// Metrics are the sidecar's collectors (names in docs/design.md), on an injected registry.
 type Metrics struct {
-	Warm          prometheus.Gauge
-	Duration      prometheus.Gauge
-	uncovered     *prometheus.GaugeVec
-	Probes        *prometheus.CounterVec
+	// Warm is pinot_warmup_broker_warm; the Gate sets it.
+	Warm prometheus.Gauge
+	// Duration is pinot_warmup_duration_seconds, the last run's wall time.
+	Duration  prometheus.Gauge
+	uncovered *prometheus.GaugeVec
+	// Probes is pinot_warmup_probes_total{result}, floor probes only.
+	Probes *prometheus.CounterVec
+	// ProbeDuration is pinot_warmup_probe_duration_seconds.
 	ProbeDuration prometheus.Histogram
-	Runs          *prometheus.CounterVec
-	phase         *prometheus.GaugeVec
+	// Runs is pinot_warmup_runs_total{outcome}.
+	Runs  *prometheus.CounterVec
+	phase *prometheus.GaugeVec
 }
 
 // NewMetrics creates and registers every collector on reg.

@@ -7,7 +7,9 @@ import (
 
 // Recorder turns prober events into metrics and /status figures.
 type Recorder struct {
-	M     *Metrics
+	// M receives the probe and coverage metrics.
+	M *Metrics
+	// Board receives the /status figures.
 	Board *StatusBoard
 }
 

@@ -39,7 +39,9 @@ const LatencyWindow = 50
 
 // Dropped is a custom query the broker rejected, with its reason.
 type Dropped struct {
-	SQL    string `json:"sql"`
+	// SQL is the query as configured.
+	SQL string `json:"sql"`
+	// Reason is the broker's compile error.
 	Reason string `json:"reason"`
 }
 

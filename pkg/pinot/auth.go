@@ -9,16 +9,15 @@ import (
 
 // AuthSource yields the Authorization header value for the next request.
 type AuthSource interface {
+	// Header returns the value to send; "" sends none. Its errors must not
+	// carry the value.
 	Header() (string, error)
 }
 
 // FileAuth reads the header value from a file on every request, so a rotated
-// credential takes effect on the next probe. Kubernetes rotates mounted Secrets by
-// swapping a symlink, but other writers rewrite the file in place, and a rewrite of
-// the same size inside one timestamp tick keeps size, inode and mtime: only the
-// content tells. The file is a few bytes; one read per probe is cheaper than the
-// HTTP round trip it authorises. The value is never put into an error or log line;
-// errors name only the file.
+// credential takes effect on the next probe: an in-place rewrite can keep size,
+// inode and mtime, so only the content tells, and a few bytes cost less to read
+// than the round trip they authorise. Errors name the file, never its content.
 type FileAuth struct {
 	path string
 }
@@ -34,17 +33,44 @@ func NewFileAuth(path string) (*FileAuth, error) {
 }
 
 // Header returns the file's current value, trimmed.
-func (a *FileAuth) Header() (string, error) {
-	b, err := os.ReadFile(a.path)
+func (a *FileAuth) Header() (string, error) { return ReadAuthHeader(a.path) }
+
+// ReadAuthHeader reads an Authorization header value from the file at path,
+// trimmed of surrounding white space. A file that cannot be read or holds only
+// white space is an *AuthFileError.
+func ReadAuthHeader(path string) (string, error) {
+	b, err := os.ReadFile(path)
 	if err != nil {
-		return "", fmt.Errorf("reading auth header file %s: %w", a.path, pathErr(err))
+		return "", &AuthFileError{Path: path, Err: pathErr(err)}
 	}
 	v := strings.TrimSpace(string(b))
 	if v == "" {
-		return "", fmt.Errorf("auth header file %s is empty: expected an Authorization header value such as \"Basic <base64>\"", a.path)
+		return "", &AuthFileError{Path: path, Empty: true}
 	}
 	return v, nil
 }
+
+// AuthFileError is an auth header file that cannot be used. It names the file and
+// never carries the file's content.
+type AuthFileError struct {
+	// Path is the file's path.
+	Path string
+	// Empty is true when the file was read but holds only white space.
+	Empty bool
+	// Err is why the file could not be read (nil when Empty), without the path.
+	Err error
+}
+
+// Error names the file and what is wrong with it, never its content.
+func (e *AuthFileError) Error() string {
+	if e.Empty {
+		return fmt.Sprintf("auth header file %s is empty: expected an Authorization header value such as \"Basic <base64>\"", e.Path)
+	}
+	return fmt.Sprintf("reading auth header file %s: %v", e.Path, e.Err)
+}
+
+// Unwrap returns the read error, so errors.Is(err, fs.ErrNotExist) works.
+func (e *AuthFileError) Unwrap() error { return e.Err }
 
 // pathErr drops the *PathError wrapper, whose text would repeat the path.
 func pathErr(err error) error {

@@ -2,6 +2,8 @@ package pinot
 
 import (
 	"context"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -185,4 +187,27 @@ func TestFileAuthErrors(t *testing.T) {
 			t.Fatalf("error %v", err)
 		}
 	})
+}
+
+// Config checks the file at startup with the same reader the client uses, and
+// tells its failures apart by type, not by text.
+func TestReadAuthHeaderErrorsAreTyped(t *testing.T) {
+	dir := t.TempDir()
+	blank := filepath.Join(dir, "blank")
+	writeFile(t, blank, " \n")
+	good := filepath.Join(dir, "good")
+	writeFile(t, good, "\n Basic c2VjcmV0OnNlY3JldA== \n")
+
+	if v, err := ReadAuthHeader(good); err != nil || v != "Basic c2VjcmV0OnNlY3JldA==" {
+		t.Fatalf("ReadAuthHeader(good) = %q, %v; want the trimmed value", v, err)
+	}
+	var fe *AuthFileError
+	_, err := ReadAuthHeader(blank)
+	if !errors.As(err, &fe) || !fe.Empty || fe.Path != blank || fe.Err != nil {
+		t.Errorf("blank file: %#v, want an empty *AuthFileError naming it", err)
+	}
+	_, err = ReadAuthHeader(filepath.Join(dir, "missing"))
+	if !errors.As(err, &fe) || fe.Empty || !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("missing file: %#v, want an *AuthFileError that Is fs.ErrNotExist", err)
+	}
 }

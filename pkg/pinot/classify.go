@@ -22,6 +22,7 @@ const (
 	Unauthorized
 )
 
+// String is the class's name, such as "bad_query".
 func (c Class) String() string {
 	switch c {
 	case Success:
@@ -38,6 +39,7 @@ func (c Class) String() string {
 
 // Result is one classified probe answer.
 type Result struct {
+	// Class is what the answer means for warmup.
 	Class Class
 	// HTTPStatus is 0 when no HTTP answer came back.
 	HTTPStatus int
@@ -46,18 +48,23 @@ type Result struct {
 	// Message is why it was not a success, in the broker's words where it gave any.
 	Message string
 	// TimeUsedMs is the broker's own serve time (0 when not reported).
-	TimeUsedMs       int64
+	TimeUsedMs int64
+	// ServersQueried and ServersResponded are the answer's numServersQueried
+	// and numServersResponded (0 when not reported).
 	ServersQueried   int
 	ServersResponded int
 }
 
-// Classify turns an HTTP status and body into a Result.
-func Classify(status int, body []byte) Result {
+// Classify turns an HTTP status and body into a Result. Messages about refused
+// credentials carry DefaultAuthHint; a Client uses its Options.AuthHint.
+func Classify(status int, body []byte) Result { return classify(status, body, "") }
+
+func classify(status int, body []byte, authHint string) Result {
 	r := Result{HTTPStatus: status}
 	switch {
 	case status == http.StatusUnauthorized || status == http.StatusForbidden:
 		r.Class = Unauthorized
-		r.Message = (&UnauthorizedError{What: "query", Status: status}).Error()
+		r.Message = (&UnauthorizedError{What: "query", Status: status, Hint: authHint}).Error()
 		return r
 	case status != http.StatusOK:
 		r.Class = Transient
@@ -86,8 +93,8 @@ func Classify(status int, body []byte) Result {
 		if e.ErrorCode == CodeAccessDenied {
 			// Real brokers (0.11 at least) answer a missing or wrong credential with
 			// HTTP 200, error 180 and a null message: say plainly what it means.
-			r.Message = fmt.Sprintf("error 180: the broker's access control denied the query (no, wrong or insufficient credentials: set WARMUP_AUTH_HEADER_FILE to a file holding the Authorization header value of a principal allowed to read the table)%s",
-				suffix(e.Message))
+			r.Message = fmt.Sprintf("error 180: the broker's access control denied the query: no, wrong or insufficient credentials (%s)%s",
+				hintOr(authHint), suffix(e.Message))
 		}
 		return r
 	}

@@ -225,7 +225,7 @@ func TestClassifyRealAccessDeniedSaysWhatToDo(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := Classify(200, body)
-	if r.Class != Unauthorized || r.ErrorCode != 180 || !strings.Contains(r.Message, "WARMUP_AUTH_HEADER_FILE") {
+	if r.Class != Unauthorized || r.ErrorCode != 180 || !strings.Contains(r.Message, "credentials ("+DefaultAuthHint+")") {
 		t.Fatalf("got %+v", r)
 	}
 }

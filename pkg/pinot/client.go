@@ -1,6 +1,7 @@
 package pinot
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -10,15 +11,24 @@ import (
 	"github.com/go-resty/resty/v2"
 )
 
-// Options configures a Client. HTTPClient is injected so tests and callers own
-// transports and timeouts; Auth supplies the Authorization header value per request
-// (nil: none), so a rotated Secret takes effect without a restart.
+// Options configures a Client. Every field but BrokerURL may be left zero.
 type Options struct {
-	BrokerURL     string
+	// BrokerURL is the broker's base URL, such as http://127.0.0.1:8099; empty:
+	// every broker call fails with ErrNoBroker.
+	BrokerURL string
+	// ControllerURL is the controller's base URL; empty: Tables answers ErrNoController.
 	ControllerURL string
-	HTTPClient    *http.Client
-	Auth          AuthSource
-	UserAgent     string
+	// HTTPClient is injected so callers own transports and timeouts; nil:
+	// DefaultHTTPClient().
+	HTTPClient *http.Client
+	// Auth supplies the Authorization header value per request, so a rotated
+	// credential takes effect without a restart; nil: none is sent.
+	Auth AuthSource
+	// AuthHint tells an operator, in messages about missing or refused
+	// credentials, how to supply them; empty: DefaultAuthHint.
+	AuthHint string
+	// UserAgent is sent with every request; empty: "warmup-sidecar".
+	UserAgent string
 }
 
 // Client talks to one broker and, optionally, one controller.
@@ -26,6 +36,7 @@ type Client struct {
 	broker     *resty.Client
 	controller *resty.Client
 	auth       AuthSource
+	authHint   string
 }
 
 // New builds a Client. It never dials; bad URLs are rejected by config first.
@@ -48,14 +59,12 @@ func New(o Options) *Client {
 			SetResponseBodyLimit(MaxAnswerBytes).
 			SetHeader("User-Agent", ua)
 	}
-	return &Client{broker: mk(o.BrokerURL), controller: mk(o.ControllerURL), auth: o.Auth}
+	return &Client{broker: mk(o.BrokerURL), controller: mk(o.ControllerURL), auth: o.Auth, authHint: o.AuthHint}
 }
 
-// MaxAnswerBytes caps every answer read from Pinot. A probe's answer is a few KB
-// (LIMIT 1); a broker or proxy that streams without end must not grow the sidecar
-// without bound (16 probes at loopback speed filled 3.9 GB in 3 s before this cap,
-// and GC pressure then held the gate past its budget). A larger answer is a
-// failed probe.
+// MaxAnswerBytes caps every answer read from Pinot: a probe's answer is a few KB,
+// and a broker or proxy streaming without end must not grow the sidecar. A larger
+// answer is a failed probe.
 const MaxAnswerBytes = 1 << 20
 
 // DefaultHTTPClient keeps enough idle connections per host for 64 probes in flight:
@@ -66,6 +75,17 @@ func DefaultHTTPClient() *http.Client {
 	tr.MaxIdleConnsPerHost = 128
 	tr.IdleConnTimeout = 90 * time.Second
 	return &http.Client{Transport: tr}
+}
+
+// ErrNoBroker means no broker URL was configured: every broker call fails with it.
+var ErrNoBroker = errors.New("no broker URL configured")
+
+// brokerRequest starts a request to the broker, with auth.
+func (c *Client) brokerRequest() (*resty.Request, error) {
+	if c.broker == nil {
+		return nil, ErrNoBroker
+	}
+	return c.request(c.broker)
 }
 
 func (c *Client) request(rc *resty.Client) (*resty.Request, error) {

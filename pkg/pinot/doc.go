@@ -2,5 +2,5 @@
 // /health, /debug/routingTable and /query/sql (probes, and sample rows on a
 // path of their own), and the controller's /tables and /tables/{t}/schema.
 // Answers come back typed, and every probe answer is classified (success,
-// transient, bad query, unauthorized) the way pinot-facts.md describes.
+// transient, bad query, unauthorized) as docs/pinot-facts.md describes.
 package pinot

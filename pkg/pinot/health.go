@@ -10,15 +10,19 @@ import (
 type Health struct {
 	// OK is true only for HTTP 200 (ServiceStatus GOOD).
 	OK bool
-	// Status is the HTTP status; Body the one-line text (e.g. "Pinot broker status is STARTING").
+	// Status is the HTTP status.
 	Status int
-	Body   string
+	// Body is the answer as one short line (e.g. "Pinot broker status is STARTING").
+	Body string
 }
 
 // Health asks the broker's /health. An error means no HTTP answer at all
 // (refused, reset, timeout): the broker is gone, not merely starting.
 // /health needs no auth, so none is sent.
 func (c *Client) Health(ctx context.Context) (Health, error) {
+	if c.broker == nil {
+		return Health{}, fmt.Errorf("checking broker health: %w", ErrNoBroker)
+	}
 	resp, err := c.broker.R().SetContext(ctx).Get("/health")
 	if err != nil {
 		return Health{}, fmt.Errorf("checking broker health: %w", err)

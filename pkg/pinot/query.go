@@ -18,6 +18,7 @@ const ProbeIDPrefix = "warmup-sidecar-"
 
 // Query is one probe request.
 type Query struct {
+	// SQL is sent as the request's "sql", as is.
 	SQL string
 	// Timeout becomes the query option timeoutMs (≥ 1 ms), so the broker gives up
 	// no later than the sidecar does.
@@ -48,7 +49,10 @@ func (c *Client) post(ctx context.Context, q Query) (Result, []byte) {
 	if err != nil {
 		return Result{Class: Transient, Message: fmt.Sprintf("encoding query: %v", err)}, nil
 	}
-	r, err := c.request(c.broker)
+	r, err := c.brokerRequest()
+	if errors.Is(err, ErrNoBroker) {
+		return Result{Class: Transient, Message: err.Error()}
+	}
 	if err != nil {
 		// The auth file went missing: the probe cannot be authorised.
 		return Result{Class: Unauthorized, Message: err.Error()}, nil
@@ -68,7 +72,7 @@ func (c *Client) post(ctx context.Context, q Query) (Result, []byte) {
 		}
 		return Result{Class: Transient, Message: msg}, nil
 	}
-	res := Classify(resp.StatusCode(), resp.Body())
+	res := classify(resp.StatusCode(), resp.Body(), c.authHint)
 	res.Message = c.redact(res.Message)
 	return res, resp.Body()
 }

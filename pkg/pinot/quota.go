@@ -9,20 +9,15 @@ import (
 	"strings"
 )
 
-// QueryQuota asks the broker for its share of a table's QPS quota:
-// GET /debug/tables/queryQuota/{tableNameWithType} (Pinot ≥ 1.3.0, PR #13864).
-//
-// The broker answers text/plain with Java's String.valueOf(double) of the rate its
-// limiter enforces — the table config's quota.maxQueriesPerSecond divided by the
-// brokers serving the table — for example "8.0", "3.3333333333333335" or "1.0E7";
-// "0.0" means no quota. It looks the name up as given in a map keyed by typed
-// names, so a raw name always answers "0.0": ask per leg ("t_OFFLINE").
+// QueryQuota asks the broker for its share of a typed table's QPS quota
+// (GET /debug/tables/queryQuota/{t}, Pinot ≥ 1.3; docs/pinot-facts.md). A raw
+// name always answers "no quota": ask per leg ("t_OFFLINE").
 //
 // ok is false when no quota applies: "0.0", or 404 from a broker without the
-// endpoint. err is set for anything else the sidecar cannot read (401/403, 5xx,
-// an unparsable answer, no answer).
+// endpoint. err is set for anything else that cannot be read (401/403, 5xx, an
+// unparsable answer, no answer).
 func (c *Client) QueryQuota(ctx context.Context, table string) (qps float64, ok bool, err error) {
-	r, err := c.request(c.broker)
+	r, err := c.brokerRequest()
 	if err != nil {
 		return 0, false, err
 	}
@@ -35,7 +30,7 @@ func (c *Client) QueryQuota(ctx context.Context, table string) (qps float64, ok 
 	case http.StatusNotFound:
 		return 0, false, nil
 	case http.StatusUnauthorized, http.StatusForbidden:
-		return 0, false, &UnauthorizedError{What: "getting query quota of " + table, Status: resp.StatusCode()}
+		return 0, false, c.unauthorized("getting query quota of "+table, resp.StatusCode())
 	default:
 		return 0, false, httpError(fmt.Sprintf("getting query quota of %q", table), resp.StatusCode(), resp.Body())
 	}

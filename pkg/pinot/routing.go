@@ -18,7 +18,7 @@ type RoutingTable map[string]map[string][]string
 // RoutingTable asks the broker which servers it routes table to. A raw name of a
 // hybrid table answers both legs.
 func (c *Client) RoutingTable(ctx context.Context, table string) (RoutingTable, error) {
-	r, err := c.request(c.broker)
+	r, err := c.brokerRequest()
 	if err != nil {
 		return nil, err
 	}
@@ -31,7 +31,7 @@ func (c *Client) RoutingTable(ctx context.Context, table string) (RoutingTable, 
 	case http.StatusNotFound:
 		return nil, fmt.Errorf("routing table of %q: %w", table, ErrNoRouting)
 	case http.StatusUnauthorized, http.StatusForbidden:
-		return nil, &UnauthorizedError{What: "getting routing table of " + table, Status: resp.StatusCode()}
+		return nil, c.unauthorized("getting routing table of "+table, resp.StatusCode())
 	default:
 		return nil, c.redactErr(httpError(fmt.Sprintf("getting routing table of %q", table), resp.StatusCode(), resp.Body()))
 	}
@@ -40,17 +40,4 @@ func (c *Client) RoutingTable(ctx context.Context, table string) (RoutingTable, 
 		return nil, fmt.Errorf("decoding routing table of %q: %w", table, err)
 	}
 	return rt, nil
-}
-
-// UnauthorizedError is a 401/403 from Pinot: the credential is missing or rejected.
-type UnauthorizedError struct {
-	What   string
-	Status int
-}
-
-func (e *UnauthorizedError) Error() string {
-	if e.Status == http.StatusUnauthorized {
-		return fmt.Sprintf("%s: HTTP 401: no or wrong credentials (set WARMUP_AUTH_HEADER_FILE to a file holding the Authorization header value)", e.What)
-	}
-	return fmt.Sprintf("%s: HTTP %d: the credential in WARMUP_AUTH_HEADER_FILE is not allowed this", e.What, e.Status)
 }

@@ -29,7 +29,7 @@ func (c *Client) Tables(ctx context.Context) ([]string, error) {
 	switch resp.StatusCode() {
 	case http.StatusOK:
 	case http.StatusUnauthorized, http.StatusForbidden:
-		return nil, &UnauthorizedError{What: "listing tables from controller", Status: resp.StatusCode()}
+		return nil, c.unauthorized("listing tables from controller", resp.StatusCode())
 	default:
 		return nil, c.redactErr(httpError("listing tables from controller", resp.StatusCode(), resp.Body()))
 	}

@@ -20,10 +20,13 @@ type Observer interface {
 
 // ProbeEvent is one finished probe.
 type ProbeEvent struct {
+	// SQL is the query sent.
 	SQL string
 	// Step is "no_scatter" for the broker-only step, "probe" for floor probes.
-	Step    string
-	Result  pinot.Result
+	Step string
+	// Result is the classified answer.
+	Result pinot.Result
+	// Latency is the probe's round trip as the sidecar saw it.
 	Latency time.Duration
 }
 
@@ -36,24 +39,28 @@ const (
 // Observers fans events out to several observers in order.
 type Observers []Observer
 
+// Planned tells every observer.
 func (os Observers) Planned(p Plan) {
 	for _, o := range os {
 		o.Planned(p)
 	}
 }
 
+// PlanRetry tells every observer.
 func (os Observers) PlanRetry(err error) {
 	for _, o := range os {
 		o.PlanRetry(err)
 	}
 }
 
+// Probed tells every observer.
 func (os Observers) Probed(e ProbeEvent) {
 	for _, o := range os {
 		o.Probed(e)
 	}
 }
 
+// QueryDropped tells every observer.
 func (os Observers) QueryDropped(sql, reason string) {
 	for _, o := range os {
 		o.QueryDropped(sql, reason)

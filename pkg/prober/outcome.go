@@ -14,11 +14,15 @@ const (
 
 // Report is the result of one run.
 type Report struct {
-	Outcome   Outcome
+	// Outcome is how the run ended.
+	Outcome Outcome
+	// Succeeded and Failed count floor probes (the no-scatter step is not counted).
 	Succeeded int64
 	Failed    int64
 	// Err says why a run failed or what last went wrong planning.
-	Err      error
-	Plan     Plan
+	Err error
+	// Plan is what the run probed (zero when no plan was made).
+	Plan Plan
+	// Duration is the run's wall time by the Prober's clock.
 	Duration time.Duration
 }

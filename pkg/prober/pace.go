@@ -9,6 +9,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/selector"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/sqltext"
 )
 
 // QuotaSource answers a typed table's per-broker QPS quota (ok false: none).
@@ -79,7 +80,7 @@ func (r *run) pacing(ctx context.Context, plan Plan) *pacer {
 	// whatever follows its FROM and JOINs.
 	tablesOf := map[string][]string{}
 	for _, q := range plan.Queries {
-		tablesOf[q] = TypedCandidates(QueryTables(q))
+		tablesOf[q] = TypedCandidates(sqltext.Tables(q))
 	}
 	var names []string
 	seen := map[string]bool{}
@@ -231,28 +232,6 @@ func sleepCtx(ctx context.Context, d time.Duration) bool {
 	}
 }
 
-// QueryTables lists the tables a query names after FROM or JOIN, unquoted, in
-// order of first appearance. It is a cheap scan, not a parser: a subquery's
-// parenthesis or a name it cannot read is skipped, so the list may be short (the
-// run then relies on 429 backoff for what it missed).
-func QueryTables(sql string) []string {
-	toks := sqlTokens(sql)
-	var out []string
-	seen := map[string]bool{}
-	for i := 0; i+1 < len(toks); i++ {
-		if !strings.EqualFold(toks[i], "FROM") && !strings.EqualFold(toks[i], "JOIN") {
-			continue
-		}
-		t := unquoteIdent(toks[i+1])
-		if t == "" || seen[t] {
-			continue
-		}
-		seen[t] = true
-		out = append(out, t)
-	}
-	return out
-}
-
 // TypedCandidates maps table names to the typed names whose quota applies: a typed
 // name to itself, a raw name to both legs (the broker checks both for it).
 func TypedCandidates(tables []string) []string {
@@ -265,62 +244,4 @@ func TypedCandidates(tables []string) []string {
 		out = append(out, t+"_OFFLINE", t+"_REALTIME")
 	}
 	return out
-}
-
-// sqlTokens splits on whitespace, commas, semicolons and parentheses, keeping
-// quoted identifiers and literals whole (a doubled quote stays inside).
-func sqlTokens(s string) []string {
-	var out []string
-	var cur strings.Builder
-	flush := func() {
-		if cur.Len() > 0 {
-			out = append(out, cur.String())
-			cur.Reset()
-		}
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == '"' || c == '`' || c == '\'':
-			flush()
-			j := i + 1
-			for j < len(s) {
-				if s[j] == c {
-					if j+1 < len(s) && s[j+1] == c {
-						j += 2
-						continue
-					}
-					break
-				}
-				j++
-			}
-			end := min(j+1, len(s))
-			out = append(out, s[i:end])
-			i = end - 1
-		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == ',' || c == ';':
-			flush()
-		case c == '(' || c == ')':
-			flush()
-			out = append(out, string(c))
-		default:
-			cur.WriteByte(c)
-		}
-	}
-	flush()
-	return out
-}
-
-// unquoteIdent returns a table identifier without its quotes; "" for a token that
-// is not one (a string literal, a parenthesis, an unterminated quote).
-func unquoteIdent(tok string) string {
-	if tok == "" || tok == "(" || tok == ")" || tok[0] == '\'' {
-		return ""
-	}
-	if q := tok[0]; q == '"' || q == '`' {
-		if len(tok) < 2 || tok[len(tok)-1] != q {
-			return ""
-		}
-		return strings.ReplaceAll(tok[1:len(tok)-1], string([]byte{q, q}), string(q))
-	}
-	return tok
 }

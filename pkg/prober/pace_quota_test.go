@@ -17,6 +17,7 @@ import (
 
 	"github.com/warmup-sidecar/warmup-sidecar/internal/fakepinot"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/pinot"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/sqltext"
 )
 
 // guavaLimiter is the broker's per-table limiter: Guava's SmoothBursty RateLimiter
@@ -102,7 +103,7 @@ func newQuotaBroker(t *testing.T, routing map[string]map[string][]string, quota 
 		if b.delay > 0 {
 			time.Sleep(b.delay)
 		}
-		tables := TypedCandidates(QueryTables(extractSQL(string(body))))
+		tables := TypedCandidates(sqltext.Tables(extractSQL(string(body))))
 		for _, typed := range tables {
 			if l := b.limiters[typed]; l != nil && !l.tryAcquire() {
 				b.tooMany.Add(1)
@@ -358,40 +359,8 @@ func TestPacedRunEndsByItsDeadline(t *testing.T) {
 	}
 }
 
-func TestQueryTables(t *testing.T) {
-	cases := []struct {
-		sql  string
-		want []string
-	}{
-		{`SELECT * FROM "events_OFFLINE" LIMIT 1`, []string{"events_OFFLINE"}},
-		{`select count(*) from orders where x = 'FROM fake'`, []string{"orders"}},
-		{"SELECT a FROM `my table` JOIN b ON 1=1 JOIN \"c\"\"d\" ON 1=1", []string{"my table", "b", `c"d`}},
-		{`SELECT * FROM (SELECT * FROM inner_t) x`, []string{"inner_t"}},
-		{`SELECT 1`, nil},
-		{`SELECT * FROM`, nil},
-		{`SELECT * FROM "unterminated`, nil},
-		{`SELECT * FROM t,u;`, []string{"t"}},
-		{`SELECT * FROM orders JOIN orders ON 1=1`, []string{"orders"}},
-	}
-	for _, c := range cases {
-		if got := QueryTables(c.sql); !slices.Equal(got, c.want) {
-			t.Errorf("QueryTables(%q) = %q, want %q", c.sql, got, c.want)
-		}
-	}
+func TestTypedCandidates(t *testing.T) {
 	if got := TypedCandidates([]string{"t", "u_REALTIME"}); !slices.Equal(got, []string{"t_OFFLINE", "t_REALTIME", "u_REALTIME"}) {
 		t.Errorf("TypedCandidates = %q", got)
 	}
-}
-
-func FuzzQueryTables(f *testing.F) {
-	for _, s := range []string{`SELECT * FROM "t_OFFLINE" LIMIT 1`, "SELECT a FROM `x` JOIN \"y\"\"z\" ON 1", `FROM 'x`, `FROM "`, `FROM (`} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, sql string) {
-		for _, tb := range QueryTables(sql) {
-			if tb == "" {
-				t.Fatalf("QueryTables(%q) returned an empty name", sql)
-			}
-		}
-	})
 }

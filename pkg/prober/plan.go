@@ -12,28 +12,33 @@ import (
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/selector"
 )
 
-// Plan is what a run will probe.
+// Plan is what a run will probe. Its JSON form is the plan subcommand's -json
+// output.
 type Plan struct {
 	// Custom is true when the operator's queries replace the default probe.
-	Custom bool
+	Custom bool `json:"custom"`
 	// Queries are the SQL texts of one rotation: the custom queries, or the default
 	// probe of every leg of every chosen table.
-	Queries []string
+	Queries []string `json:"queries"`
 	// Tables are the chosen tables (default probe only).
-	Tables []selector.Table
+	Tables []selector.Table `json:"tables,omitempty"`
 	// Coverage of the chosen tables over this broker's servers (default probe only).
-	Coverage *selector.Coverage
-	// Dropped are requested tables (WARMUP_TABLES) this broker cannot route.
-	Dropped []string
-	// Capped are routable requested tables left out by WARMUP_MAX_TABLES.
-	Capped []string
+	Coverage *selector.Coverage `json:"coverage,omitempty"`
+	// Dropped are requested tables (Settings.Tables) this broker cannot route.
+	Dropped []string `json:"dropped,omitempty"`
+	// Capped are routable requested tables left out by Settings.MaxTables.
+	Capped []string `json:"capped,omitempty"`
 	// CatalogErr, when set, is why the controller's table list was not used:
-	// coverage is then judged over the WARMUP_TABLES list only.
-	CatalogErr string
+	// coverage is then judged over the requested tables only.
+	CatalogErr string `json:"catalog_error,omitempty"`
 }
 
 // ErrNothingRoutable means no requested or listed table has routing on this broker yet.
 var ErrNothingRoutable = errors.New("no routable table with servers on this broker yet")
+
+// ErrNoCatalog means the default probe was asked of a Planner without a Catalog:
+// no table can be chosen, now or later.
+var ErrNoCatalog = errors.New("no catalog to choose tables from: Planner.Catalog is nil and no custom queries are set")
 
 // DefaultProbe is the upstream default probe for one typed table.
 func DefaultProbe(typedTable string) string {
@@ -42,7 +47,9 @@ func DefaultProbe(typedTable string) string {
 
 // Planner makes a Plan from settings, the controller and this broker's routing.
 type Planner struct {
-	Catalog  Catalog
+	// Catalog lists tables and routing; needed for the default probe only.
+	Catalog Catalog
+	// Settings choose between custom queries and the default probe, and cap it.
 	Settings Settings
 }
 
@@ -50,14 +57,18 @@ type Planner struct {
 // have hundreds of tables and the broker is just starting.
 const routingLookups = 8
 
-// Plan makes one attempt. ErrNothingRoutable (wrapped) means: try again later.
+// Plan makes one attempt. ErrNothingRoutable (wrapped) means: try again later;
+// ErrNoCatalog: never.
 func (pl Planner) Plan(ctx context.Context) (Plan, error) {
-	s := pl.Settings
+	s := pl.Settings.withDefaults()
 	if len(s.Queries) > 0 {
 		return Plan{Custom: true, Queries: append([]string(nil), s.Queries...)}, nil
 	}
+	if pl.Catalog == nil {
+		return Plan{}, ErrNoCatalog
+	}
 	// The universe is every table this broker routes, so coverage of an explicit
-	// WARMUP_TABLES list is judged against all of them when a controller is known.
+	// table list is judged against all of them when a controller is known.
 	names := s.Tables
 	all, err := pl.Catalog.Tables(ctx)
 	var catalogErr string
@@ -84,7 +95,7 @@ func (pl Planner) Plan(ctx context.Context) (Plan, error) {
 		kept, dropped := selector.Routable(s.Tables, routes)
 		// MAX_TABLES caps probed tables however they were chosen: an explicit
 		// list keeps its order and is cut, and the cut is reported.
-		if s.MaxTables > 0 && len(kept) > s.MaxTables {
+		if len(kept) > s.MaxTables {
 			p.Capped = TableNames(kept[s.MaxTables:])
 			kept = kept[:s.MaxTables]
 		}

@@ -15,32 +15,47 @@ import (
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/selector"
 )
 
-// Prober runs warmups. Every dependency is injected.
+// Prober runs warmups. Every dependency is injected; Broker is required, and
+// Planner.Catalog is unless Settings.Queries are given.
 type Prober struct {
-	Broker   Broker
-	Planner  Planner
+	// Broker runs the probes.
+	Broker Broker
+	// Planner chooses what to probe; its Settings are the run's.
+	Planner Planner
+	// Observer hears the run's events; nil: nobody listens.
 	Observer Observer
 	// Quotas, if set, is asked each probed table's query quota once the plan is
-	// known, and probes are paced under it (pace.go); nil: no pacing.
+	// known, and probes are paced under it; nil: no pacing.
 	Quotas QuotaSource
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 }
 
 // ErrAllQueriesDropped ends a run whose every custom query was rejected.
-var ErrAllQueriesDropped = errors.New("every WARMUP_QUERY was rejected by the broker")
+var ErrAllQueriesDropped = errors.New("every custom query was rejected by the broker as one it cannot compile")
+
+// ErrNoBroker ends a run of a Prober without a Broker.
+var ErrNoBroker = errors.New("no broker to probe: Prober.Broker is nil")
 
 // Run performs one warmup that ends by deadline at the latest: in-flight probes
 // are cancelled then, and a panic inside the run becomes outcome failed.
 func (p *Prober) Run(ctx context.Context, deadline time.Time) (rep Report) {
-	now := p.Now
-	if now == nil {
-		now = time.Now
+	if p.Broker == nil {
+		return Report{Outcome: OutcomeFailed, Err: ErrNoBroker}
 	}
+	pd := *p // the zero fields filled, so the run never checks them again
+	if pd.Now == nil {
+		pd.Now = time.Now
+	}
+	if pd.Observer == nil {
+		pd.Observer = Observers{}
+	}
+	pd.Planner.Settings = pd.Planner.Settings.withDefaults()
+	now := pd.Now
 	start := now()
 	ctx, cancel := context.WithDeadline(ctx, deadline)
 	defer cancel()
-	r := &run{p: p, s: p.Planner.Settings, deadline: deadline, now: now}
+	r := &run{p: &pd, s: pd.Planner.Settings, deadline: deadline, now: now}
 	defer func() {
 		if v := recover(); v != nil {
 			rep = Report{Outcome: OutcomeFailed, Err: fmt.Errorf("warmup panicked: %v", v)}
@@ -67,6 +82,9 @@ type run struct {
 func (r *run) do(ctx context.Context) Report {
 	r.noScatter(ctx)
 	plan, err := r.plan(ctx)
+	if errors.Is(err, ErrNoCatalog) {
+		return Report{Outcome: OutcomeFailed, Err: err}
+	}
 	if err != nil {
 		return Report{Outcome: OutcomeBudgetExpired, Err: err, Plan: plan}
 	}
@@ -86,8 +104,8 @@ func (r *run) plan(ctx context.Context) (Plan, error) {
 	var cause error
 	for {
 		plan, err := r.p.Planner.Plan(ctx)
-		if err == nil {
-			return plan, nil
+		if err == nil || errors.Is(err, ErrNoCatalog) {
+			return plan, err
 		}
 		if ctx.Err() == nil || cause == nil {
 			cause = err

@@ -2,24 +2,46 @@ package prober
 
 import "time"
 
-// Settings are the knobs of one run (from WARMUP_* in the sidecar).
+// Settings are the knobs of one run. A zero field takes the default its comment
+// names, so a zero Settings runs the default probe with the sidecar's defaults.
 type Settings struct {
-	// MinIterations is the successful-probe floor that means warm.
+	// MinIterations is the successful-probe floor that means warm; 0 is warm at once.
 	MinIterations int
-	// MaxTables caps the set-cover tables of the default probe.
+	// MaxTables caps the tables of the default probe; ≤ 0: DefaultMaxTables.
 	MaxTables int
-	// Concurrency is probes in flight per round, already clamped to [1, 64].
+	// Concurrency is probes in flight per round; ≤ 0: 1.
 	Concurrency int
-	// ProbeTimeout caps one probe; never beyond the remaining budget.
+	// ProbeTimeout caps one probe, never beyond the time left; ≤ 0: DefaultProbeTimeout.
 	ProbeTimeout time.Duration
 	// Queries replace the default probe when set; all run every round.
 	Queries []string
-	// Tables restrict the default probe to these tables.
+	// Tables restrict the default probe to these tables, in this order.
 	Tables []string
 	// NoScatterProbes is how many broker-only probes run first (0: skip the step).
 	NoScatterProbes int
 	// RunID tags this run's clientQueryIds.
 	RunID string
+}
+
+// Defaults for zero Settings fields: the sidecar's own defaults.
+const (
+	DefaultMaxTables    = 5
+	DefaultProbeTimeout = 5 * time.Second
+)
+
+// withDefaults fills the zero fields that would otherwise stop a run from probing
+// (no tables chosen, empty rounds, probes with no time) until its deadline.
+func (s Settings) withDefaults() Settings {
+	if s.MaxTables <= 0 {
+		s.MaxTables = DefaultMaxTables
+	}
+	if s.Concurrency <= 0 {
+		s.Concurrency = 1
+	}
+	if s.ProbeTimeout <= 0 {
+		s.ProbeTimeout = DefaultProbeTimeout
+	}
+	return s
 }
 
 // NoScatterSQL is answered by the broker itself, with no server: a literal-only

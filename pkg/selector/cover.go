@@ -10,12 +10,12 @@ import (
 // Coverage is the result of choosing tables to probe.
 type Coverage struct {
 	// Chosen are the tables to probe, in the order the cover picked them.
-	Chosen []Table
+	Chosen []Table `json:"chosen"`
 	// Universe is every server of every routable table, sorted: the servers this
 	// broker can scatter to (tenant-scoped, not the cluster's server list).
-	Universe []string
+	Universe []string `json:"universe"`
 	// Uncovered are the servers of Universe that no chosen table reaches, sorted.
-	Uncovered []string
+	Uncovered []string `json:"uncovered"`
 }
 
 // Cover picks at most maxTables tables by deterministic greedy set cover: candidates

@@ -1,9 +1,8 @@
 package selector
 
 // Rotation hands out items in round-robin order, n at a time. Its cursor is kept
-// reduced modulo len(items), so it can never overflow: upstream's int index could
-// go negative, and a free-running uint64 counter would wrap from 2^64-1 to 0 and
-// break the order (2^64 is not a multiple of most lengths: an item would repeat).
+// reduced modulo len(items): a free-running counter would overflow (or wrap) and
+// break the order. The zero value is an empty rotation.
 type Rotation struct {
 	items []string
 	next  uint64 // always < len(items) once items is non-empty

@@ -9,12 +9,12 @@ type Routing map[string]map[string][]string
 // Table is one raw table as this broker routes it.
 type Table struct {
 	// Name is the raw table name ("airlines").
-	Name string
+	Name string `json:"name"`
 	// Legs are the typed physical tables that have at least one server, sorted
 	// ("airlines_OFFLINE", "airlines_REALTIME"): a hybrid table is probed per leg.
-	Legs []string
+	Legs []string `json:"legs"`
 	// Servers is the sorted union of the servers of all legs.
-	Servers []string
+	Servers []string `json:"servers"`
 }
 
 // TableFromRouting turns the routing answer for one raw table into a Table.

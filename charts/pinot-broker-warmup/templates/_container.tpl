@@ -55,7 +55,7 @@ volumeMounts:
 {{- end -}}
 
 {{/*
-The WARMUP_* environment, one entry per DESIGN.md variable. Optional strings are left out when
+The WARMUP_* environment, one entry per variable of docs/design.md. Optional strings are left out when
 empty so the sidecar's own defaults (and its "controller required unless ..." rule) apply.
 */}}
 {{- define "pinot-broker-warmup.env" -}}

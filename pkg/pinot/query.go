@@ -51,7 +51,7 @@ func (c *Client) post(ctx context.Context, q Query) (Result, []byte) {
 	}
 	r, err := c.brokerRequest()
 	if errors.Is(err, ErrNoBroker) {
-		return Result{Class: Transient, Message: err.Error()}
+		return Result{Class: Transient, Message: err.Error()}, nil
 	}
 	if err != nil {
 		// The auth file went missing: the probe cannot be authorised.

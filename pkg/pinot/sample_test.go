@@ -12,7 +12,7 @@ import (
 
 func recorded(t *testing.T, name string) string {
 	t.Helper()
-	return readTestdata(t, "../../e2e/testdata/broker-responses/"+name)
+	return readTestdata(t, "../../e2e/testdata/broker-responses/pinot-0.11.0/"+name)
 }
 
 // Sample runs SELECT * ... LIMIT n tagged like a probe, with the ctx deadline

@@ -39,7 +39,7 @@ func newControllerServer(t *testing.T, status int, body string) *controllerServe
 }
 
 // readTestdata reads a file of testdata/ ("testdata/x.json"), or a recorded
-// real answer ("../../e2e/testdata/broker-responses/x.json").
+// real answer ("../../e2e/testdata/broker-responses/pinot-<version>/x.json").
 func readTestdata(t *testing.T, path string) string {
 	t.Helper()
 	b, err := os.ReadFile(path)

@@ -15,7 +15,7 @@ import (
 // hint the messages still say what is needed.
 func TestRefusalsCarryTheAuthHint(t *testing.T) {
 	const hint = "set --auth-file to a file holding the header"
-	deny180, err := os.ReadFile("../../e2e/testdata/broker-responses/auth-query-no-credentials.json")
+	deny180, err := os.ReadFile("../../e2e/testdata/broker-responses/pinot-0.11.0/auth-query-no-credentials.json")
 	if err != nil {
 		t.Fatal(err)
 	}

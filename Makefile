@@ -4,14 +4,17 @@ GO ?= go
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X main.version=$(VERSION)
 BIN := bin/warmup-sidecar
+INJECT_BIN := bin/warmup-inject
 
 .PHONY: all build test unit vet packaging dashboard fuzz footprint bench bench-smoke e2e demo bench fuzz clean
 
 all: build
 
-# The same static binary the Dockerfile builds.
+# The same static binary the Dockerfile builds, and the Helm post-renderer (operators'
+# machines only; it is not in the image).
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/warmup-sidecar
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '-s -w' -o $(INJECT_BIN) ./cmd/warmup-inject
 
 # What CI runs: vet, unit tests with the race detector, the packaging checks
 # (Dockerfile, chart, post-renderer, dashboard), then the later layers.
@@ -23,7 +26,7 @@ vet:
 unit:
 	$(GO) test -race -count=1 ./...
 
-# hadolint, yamllint, helm lint/template, kubernetes-validate 1.29 + 1.34, inject on
+# hadolint, yamllint, helm lint/template, kubernetes-validate 1.29 + 1.34, warmup-inject on
 # the official chart's fixtures; installs its tools first (scripts/install-tools.sh).
 packaging:
 	bash scripts/check-packaging.sh

@@ -1,4 +1,4 @@
-// Package charts embeds the Helm chart so `warmup-sidecar inject` renders the very templates
+// Package charts embeds the Helm chart so warmup-inject renders the very templates
 // `helm install` renders: one source of truth for the sidecar container. It lives here because
 // go:embed cannot reach parent directories.
 package charts

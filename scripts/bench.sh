@@ -29,7 +29,7 @@ esac
 
 tmp="$(mktemp -d -t coldstart-bench.XXXXXX)"
 trap 'rm -rf "$tmp"' EXIT
-go build -o "$tmp/coldstart-bench" ./cmd/coldstart-bench
+go build -o "$tmp/coldstart-bench" ./e2e/cmd/coldstart-bench
 
 args=(study --base-port "${BENCH_BASE_PORT:-29000}")
 if [[ -n "${BENCH_RATE:-}" ]]; then args+=(--rate "$BENCH_RATE"); fi

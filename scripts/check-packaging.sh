@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Checks the Kubernetes packaging: Dockerfile, chart, schema, dashboard, the inject
+# Checks the Kubernetes packaging: Dockerfile, chart, schema, dashboard, the warmup-inject
 # post-renderer, and the static binary the Dockerfile builds. Prints one line per check and a
 # closing "N passed, M failed"; exits non-zero if any check failed.
 #
@@ -271,16 +271,21 @@ check "binary is statically linked (ldd: not a dynamic executable)" \
 	bash -c '! ldd "$1" >/dev/null 2>&1 && ! readelf -l "$1" | grep -q INTERP' _ "$BIN"
 check "binary reports the stamped version" bash -c '"$1" version | grep -qF "$2"' _ "$BIN" "$VERSION"
 [[ -x "$BIN" ]] && printf 'INFO  binary size: %s bytes\n' "$(stat -c %s "$BIN")"
-# inject renders the chart with a light port of Helm's engine: Helm's engine and chartutil import
-# client-go (x4 binary size, and its init work on every sidecar start). They are for tests only.
-no_client_go() {
+# The sidecar ships in every broker pod; the post-renderer (warmup-inject) runs on an operator's
+# machine. Helm, Sprig, JSON Schema and client-go belong to the second only.
+no_helm() {
 	local deps
 	deps="$(go list -deps ./cmd/warmup-sidecar)" || return 1
-	! grep -E '^(k8s\.io/|helm\.sh/helm/v3/pkg/(engine|chartutil)$)' <<<"$deps"
+	! grep -E '^(k8s\.io/|helm\.sh/|github\.com/Masterminds/sprig|github\.com/santhosh-tekuri/jsonschema)' <<<"$deps"
 }
-check "binary links no client-go, Helm engine or chartutil (go list -deps)" no_client_go
+check "sidecar links no Helm, Sprig, JSON Schema or client-go (go list -deps)" no_helm
+MAX_SIDECAR_BYTES=11000000
+check "sidecar binary (stripped, static) is at most 11 MB" \
+	bash -c 'size=$(stat -c %s "$1") && echo "$size bytes" && ((size <= $2))' _ "$BIN" "$MAX_SIDECAR_BYTES"
 
-# ---- inject, the post-renderer, on the official chart's real output ---------------------
+# ---- warmup-inject, the post-renderer, on the official chart's real output ---------------
+INJECT="$WORK/out/warmup-inject"
+check "go build ./cmd/warmup-inject" go build -o "$INJECT" ./cmd/warmup-inject
 printf 'nativeSidecar: true\nauth:\n  existingSecret: pinot-warmup-auth\nloopbackListener:\n  enabled: true\n' \
 	>"$WORK/values/inject-native.yaml"
 for f in default customized; do
@@ -288,7 +293,7 @@ for f in default customized; do
 		label="$f.yaml${args:+ (native, auth, loopback listener)}"
 		out="$WORK/inject-$f${args:+-native}.yaml"
 		# shellcheck disable=SC2086 # $args is one optional word
-		check "warmup-sidecar inject $label" bash -c '"$1" inject $2 <"$3" >"$4"' _ "$BIN" "$args" "$FIXTURES/$f.yaml" "$out"
+		check "warmup-inject $label" bash -c '"$1" $2 <"$3" >"$4"' _ "$INJECT" "$args" "$FIXTURES/$f.yaml" "$out"
 		list=containers
 		[[ -n "$args" ]] && list=initContainers
 		check "inject $label: one sidecar per broker StatefulSet, in $list" sidecar_in "$out" "$list"
@@ -296,11 +301,23 @@ for f in default customized; do
 			check "kubernetes-validate --strict inject $label at $k" validate "$out" "$k"
 		done
 		check "inject $label twice equals once" bash -c \
-			'[[ -s "$3" ]] && "$1" inject $2 <"$3" 2>/dev/null | cmp -s - "$3"' _ "$BIN" "$args" "$out"
+			'[[ -s "$3" ]] && "$1" $2 <"$3" 2>/dev/null | cmp -s - "$3"' _ "$INJECT" "$args" "$out"
 	done
 done
 check "inject picks up broker port 8199 from customized.yaml" \
 	grep -q 'value: "http://127.0.0.1:8199"' "$WORK/inject-customized.yaml"
+# The helm CLI itself runs warmup-inject as its post-renderer, as the README tells operators to:
+# a stand-in chart whose one template is the official chart's rendered output.
+OFFICIAL="$WORK/official-pinot"
+mkdir -p "$OFFICIAL/templates"
+printf 'apiVersion: v2\nname: pinot\nversion: 0.0.0\n' >"$OFFICIAL/Chart.yaml"
+cp "$FIXTURES/default.yaml" "$OFFICIAL/templates/all.yaml"
+check "helm template --post-renderer warmup-inject --post-renderer-args --values=..." bash -c \
+	'PATH="$(dirname "$1"):$PATH" helm template pinot "$2" --post-renderer warmup-inject \
+		--post-renderer-args --values="$3" >"$4"' _ \
+	"$INJECT" "$OFFICIAL" "$WORK/values/inject-native.yaml" "$WORK/helm-post-rendered.yaml"
+check "helm post-rendered: one sidecar per broker StatefulSet, in initContainers" \
+	sidecar_in "$WORK/helm-post-rendered.yaml" initContainers
 
 # ---- Go tests of the post-renderer (helm on PATH: the helm CLI comparison runs too) ------
 check "go test ./internal/inject/ (with helm CLI equivalence)" go test -count=1 ./internal/inject/

@@ -21,9 +21,9 @@ const (
 // version is stamped at build time: -ldflags "-X main.version=...".
 var version = "dev"
 
-func main() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
+func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
 
-func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+func run(args []string, stdout, stderr io.Writer) int {
 	cmd := "serve"
 	if len(args) > 0 && args[0] != "" && args[0][0] != '-' {
 		cmd, args = args[0], args[1:]
@@ -38,7 +38,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case "plan":
 		return plan(ctx, args, stdout, stderr)
 	case "inject":
-		return inject(args, stdin, stdout, stderr)
+		// The post-renderer runs on an operator's machine, not in the pod: say where it went
+		// rather than "unknown subcommand" to a helm command line written for the old place.
+		fmt.Fprint(stderr, injectMoved)
+		return exitBadConfig
 	case "version":
 		fmt.Fprintln(stdout, "warmup-sidecar", version)
 		return exitOK
@@ -46,7 +49,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprint(stdout, usage)
 		return exitOK
 	}
-	fmt.Fprintf(stderr, "unknown subcommand %q: expected serve, once, plan, inject or version\n", cmd)
+	fmt.Fprintf(stderr, "unknown subcommand %q: expected serve, once, plan or version\n", cmd)
 	return exitBadConfig
 }
 
@@ -56,8 +59,13 @@ Usage:
   warmup-sidecar [serve]            run beside the broker; serves /readyz /livez /status /metrics
   warmup-sidecar once [-wait D]     one warmup; exit 0 warm, 1 not warm, 2 bad configuration
   warmup-sidecar plan [-json]       print the tables, legs, coverage and queries; probes nothing
-  warmup-sidecar inject [--values FILE]  Helm post-renderer: add the sidecar to broker StatefulSets
   warmup-sidecar version
 
 Configuration comes from WARMUP_* environment variables (see README.md).
+The Helm post-renderer is a separate command, warmup-inject.
+`
+
+const injectMoved = `warmup-sidecar: the Helm post-renderer is its own command, warmup-inject:
+  go install github.com/warmup-sidecar/warmup-sidecar/cmd/warmup-inject@latest
+  helm install ... --post-renderer warmup-inject --post-renderer-args --values=warmup-values.yaml
 `

@@ -96,8 +96,38 @@ func TestBadConfigExitsTwoNamingTheVariable(t *testing.T) {
 
 func TestUnknownSubcommandExitsTwo(t *testing.T) {
 	var out, errb bytes.Buffer
-	if code := run([]string{"warm"}, nil, &out, &errb); code != 2 || !strings.Contains(errb.String(), `"warm"`) {
+	if code := run([]string{"warm"}, &out, &errb); code != 2 || !strings.Contains(errb.String(), `"warm"`) {
 		t.Fatalf("code %d stderr %q", code, errb.String())
+	}
+}
+
+// A helm command line still naming `warmup-sidecar inject` fails with directions, not silence.
+func TestInjectPointsToWarmupInject(t *testing.T) {
+	var out, errb bytes.Buffer
+	code := run([]string{"inject", "--values=warmup-values.yaml"}, &out, &errb)
+	if code != 2 || out.Len() != 0 {
+		t.Fatalf("code %d, stdout %q: want 2 and nothing on stdout (helm would apply it)", code, out.String())
+	}
+	for _, w := range []string{"--post-renderer warmup-inject", "go install github.com/warmup-sidecar/warmup-sidecar/cmd/warmup-inject@latest"} {
+		if !strings.Contains(errb.String(), w) {
+			t.Errorf("stderr lacks %q:\n%s", w, errb.String())
+		}
+	}
+}
+
+// The sidecar binary ships in every broker pod: the post-renderer's Helm, Sprig and JSON
+// Schema libraries (and client-go behind them) stay out of it.
+func TestBinaryLinksNoHelm(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", ".").Output()
+	if err != nil {
+		t.Fatalf("go list -deps: %v", err)
+	}
+	for _, p := range strings.Fields(string(out)) {
+		for _, banned := range []string{"helm.sh/", "github.com/Masterminds/sprig", "github.com/santhosh-tekuri/jsonschema", "k8s.io/", "/internal/inject", "/charts"} {
+			if strings.Contains(p, banned) {
+				t.Errorf("warmup-sidecar depends on %s", p)
+			}
+		}
 	}
 }
 

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/warmup-sidecar/warmup-sidecar/internal/coldstart"
+	"github.com/warmup-sidecar/warmup-sidecar/e2e/coldstart"
 )
 
 // perfBuffer builds a HotSpot perf-data buffer holding the given long counters.

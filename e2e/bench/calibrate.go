@@ -5,7 +5,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/warmup-sidecar/warmup-sidecar/internal/coldstart"
+	"github.com/warmup-sidecar/warmup-sidecar/e2e/coldstart"
 )
 
 // Calibrate measures the local cluster's warm broker (see coldstart.Calibrate).

@@ -6,7 +6,7 @@ import (
 	"image/png"
 	"os"
 
-	"github.com/warmup-sidecar/warmup-sidecar/internal/coldstart"
+	"github.com/warmup-sidecar/warmup-sidecar/e2e/coldstart"
 )
 
 // CheckStudy fails when a study's output shows the tool did not work: a missing arm or

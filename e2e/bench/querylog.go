@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/warmup-sidecar/warmup-sidecar/internal/coldstart"
+	"github.com/warmup-sidecar/warmup-sidecar/e2e/coldstart"
 )
 
 // The broker's query log (BaseBrokerRequestHandler, one INFO line per query, rate-limited by

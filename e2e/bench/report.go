@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 
-	"github.com/warmup-sidecar/warmup-sidecar/internal/coldstart"
+	"github.com/warmup-sidecar/warmup-sidecar/e2e/coldstart"
 )
 
 // LoadTraces reads the per-query traces a study saved in dir (<arm>-<n>.json.gz), for every

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/warmup-sidecar/warmup-sidecar/e2e/cluster"
-	"github.com/warmup-sidecar/warmup-sidecar/internal/coldstart"
+	"github.com/warmup-sidecar/warmup-sidecar/e2e/coldstart"
 )
 
 // readyTimeout bounds one restart's wait for Ready: a JVM start plus the sidecar's budget,

@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"slices"
 
-	"github.com/warmup-sidecar/warmup-sidecar/internal/coldstart"
+	"github.com/warmup-sidecar/warmup-sidecar/e2e/coldstart"
 )
 
 // Traces are each arm's load traces, in restart order.

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/warmup-sidecar/warmup-sidecar/internal/coldstart"
+	"github.com/warmup-sidecar/warmup-sidecar/e2e/coldstart"
 )
 
 // Result is a finished study and where it was written.

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/warmup-sidecar/warmup-sidecar/e2e/cluster"
-	"github.com/warmup-sidecar/warmup-sidecar/internal/coldstart"
+	"github.com/warmup-sidecar/warmup-sidecar/e2e/coldstart"
 )
 
 // BuildSidecar builds ./cmd/warmup-sidecar into dir and returns the binary's path.

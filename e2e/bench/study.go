@@ -1,7 +1,7 @@
 // Package bench runs the cold-start study on the local real Pinot cluster of e2e/cluster:
 // it restarts the broker JVM (cluster kept) once per arm and restart, starts the sidecar
 // binary for the ON arms, waits for the arm's Ready signal and measures the load that
-// follows with internal/coldstart. cmd/coldstart-bench's study and calibrate commands call it.
+// follows with e2e/coldstart. e2e/cmd/coldstart-bench's study and calibrate commands call it.
 package bench
 
 import (
@@ -22,7 +22,7 @@ import (
 	"time"
 
 	"github.com/warmup-sidecar/warmup-sidecar/e2e/cluster"
-	"github.com/warmup-sidecar/warmup-sidecar/internal/coldstart"
+	"github.com/warmup-sidecar/warmup-sidecar/e2e/coldstart"
 )
 
 // ChartBrokerJVMOpts are the official Helm chart's broker JAVA_OPTS (helm/pinot 1.5.1, see

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/warmup-sidecar/warmup-sidecar/internal/coldstart"
+	"github.com/warmup-sidecar/warmup-sidecar/e2e/coldstart"
 )
 
 // saveTrace writes a restart's per-query records (gzip JSON) next to the logs, for plots and

@@ -7,13 +7,14 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"sigs.k8s.io/yaml"
+
+	"github.com/warmup-sidecar/warmup-sidecar/internal/inject"
 )
 
 // renderedContainer is the part of the chart's sidecar container this test runs.
@@ -40,8 +41,8 @@ type renderedContainer struct {
 	} `json:"livenessProbe"`
 }
 
-// The container the chart renders (through `warmup-sidecar inject` on the
-// official chart's output) is what runs here: its env exactly, pointed at the
+// The container the chart renders (through warmup-inject, the post-renderer, on
+// the official chart's output) is what runs here: its env exactly, pointed at the
 // loopback cluster through the chart's own values, and its readinessProbe
 // polled the way the kubelet does (period, timeout, thresholds).
 func TestChartRenderedContainerAgainstRealPinot(t *testing.T) {
@@ -54,12 +55,9 @@ func TestChartRenderedContainerAgainstRealPinot(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(bin, "inject", "--values", values)
-	cmd.Stdin = bytes.NewReader(fixture)
 	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("inject: %v: %s", err, errb.String())
+	if code := inject.Main([]string{"--values", values}, bytes.NewReader(fixture), &out, &errb); code != 0 {
+		t.Fatalf("warmup-inject: exit %d: %s", code, errb.String())
 	}
 	c := sidecarContainer(t, out.String())
 	env := map[string]string{}

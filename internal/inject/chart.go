@@ -13,7 +13,7 @@ import (
 )
 
 // injectionTemplate is the only template inject renders (not "_"-prefixed: Helm outputs no partials).
-// produces is defined by the chart's own "pinot-broker-warmup.injection" template.
+// What it produces is defined by the chart's own "pinot-broker-warmup.injection" template.
 const injectionTemplate = "templates/inject.yaml"
 
 // loadChart loads the chart embedded in the binary, keeping only its helper templates (the

@@ -18,9 +18,8 @@ import (
 // (charts/examples/pinot-broker-with-warmup) includes the named templates from its own broker
 // StatefulSet, as a fork of the official chart would; inject splices the same templates into
 // the official chart's output. For each variant below:
-//   - TestUmbrellaPathMatchesInject renders the umbrella with Helm's Go library (inject itself
-//     renders with a light port of it, see engine.go; render_test.go compares the two template
-//     by template): it proves the include path and the post-renderer path agree.
+//   - TestUmbrellaPathMatchesInject renders the umbrella chart with Helm's Go library: it proves
+//     the include path and the post-renderer path agree.
 //   - TestHelmCLIMatchesInject renders it with the `helm` binary on PATH (skipped without one;
 //     scripts/check-packaging.sh installs it): it proves the helm CLI renders what inject adds.
 // Neither proves the container runs; e2e does that.

@@ -113,3 +113,35 @@ spec:
             httpGet: {path: /health, port: %d}
 `, port)
 }
+
+// The chart's own checks (its fail calls) run in what inject renders, and reach the operator as
+// a values error naming the file.
+func TestChartChecksAreValuesErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name, values string
+		args         []string
+		want         string
+	}{
+		{"native sidecar below Kubernetes 1.29", "nativeSidecar: true\n", []string{"--kube-version", "v1.28.9"},
+			"nativeSidecar needs Kubernetes >= 1.29 (restartPolicy on initContainers), this cluster is v1.28.9"},
+		{"loopback listener on the broker port", "loopbackListener: {enabled: true, port: 8199}\n", nil,
+			"loopbackListener.port must differ from warmup.brokerPort"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			file := writeValues(t, tc.values)
+			out, stderr, code := runInject(t, fixture(t, "customized.yaml"), append([]string{"--values", file}, tc.args...)...)
+			if code != 2 || out != "" {
+				t.Fatalf("exit %d, stdout %d bytes, want 2 and nothing; stderr: %s", code, len(out), stderr)
+			}
+			for _, w := range []string{tc.want, file, "StatefulSet pinot-broker"} {
+				if !strings.Contains(stderr, w) {
+					t.Errorf("stderr lacks %q:\n%s", w, stderr)
+				}
+			}
+		})
+	}
+	// The same values pass where the chart allows them.
+	if _, stderr, code := runInject(t, fixture(t, "customized.yaml"), "--values", writeValues(t, "nativeSidecar: true\n"), "--kube-version", "1.29.0"); code != 0 {
+		t.Errorf("native sidecar at 1.29: exit %d: %s", code, stderr)
+	}
+}

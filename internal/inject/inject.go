@@ -17,7 +17,7 @@ func inject(r *renderer, in io.Reader, out, log io.Writer) error {
 		return inputErr(err)
 	}
 	if !r.enabled() {
-		fmt.Fprintln(log, "inject: enabled is false in the values: manifests passed through unchanged")
+		fmt.Fprintln(log, prog+": enabled is false in the values: manifests passed through unchanged")
 		_, err := out.Write(raw)
 		return err
 	}
@@ -77,7 +77,7 @@ func injectAll(r *renderer, docs []manifest, log io.Writer) error {
 		}
 	}
 	if len(targets) == 0 {
-		fmt.Fprintf(log, "inject: no StatefulSet with pod labels %v found: manifests passed through unchanged\n", podLabels)
+		fmt.Fprintf(log, prog+": no StatefulSet with pod labels %v found: manifests passed through unchanged\n", podLabels)
 	}
 	for _, t := range targets {
 		overrides := map[string]any{"warmup": map[string]any{"brokerPort": t.port}}
@@ -101,7 +101,7 @@ func injectAll(r *renderer, docs []manifest, log io.Writer) error {
 				return inputErr(err)
 			}
 		}
-		fmt.Fprintf(log, "inject: StatefulSet %s: sidecar added (broker port %d%s)\n", t.name, t.port, describeController(controller))
+		fmt.Fprintf(log, prog+": StatefulSet %s: sidecar added (broker port %d%s)\n", t.name, t.port, describeController(controller))
 	}
 	return nil
 }

@@ -252,3 +252,21 @@ func TestNoBrokerPassesThrough(t *testing.T) {
 		t.Errorf("exit %d, stderr %q, out changed: %v", code, stderr, out != string(in))
 	}
 }
+
+// One stream with two broker StatefulSets (two releases rendered together): each gets one
+// sidecar probing its own port.
+func TestEachBrokerGetsItsOwnPort(t *testing.T) {
+	stream := append(append([]byte{}, fixture(t, "default.yaml")...), fixture(t, "customized.yaml")...)
+	brokers := brokerStatefulSets(objects(t, mustInject(t, stream)))
+	if len(brokers) != 2 {
+		t.Fatalf("want 2 broker StatefulSets, got %d", len(brokers))
+	}
+	for i, port := range []string{"8099", "8199"} {
+		if n := countNamed(brokers[i], sidecar); n != 1 {
+			t.Errorf("broker %d: %d sidecars, want 1", i, n)
+		}
+		if got := envOf(containerNamed(brokers[i], "containers", sidecar))["WARMUP_BROKER_URL"]; got != "http://127.0.0.1:"+port {
+			t.Errorf("broker %d: WARMUP_BROKER_URL = %q, want port %s", i, got, port)
+		}
+	}
+}

@@ -1,7 +1,8 @@
-// Package inject is `warmup-sidecar inject`, a Helm post-renderer: it reads manifests on stdin,
-// adds the warmup sidecar to every Pinot broker StatefulSet and writes them to stdout. The
-// container comes from rendering the chart embedded in the binary (charts/pinot-broker-warmup),
-// so the post-renderer and the chart cannot drift apart.
+// Package inject is the warmup-inject command, a Helm post-renderer: it reads manifests on
+// stdin, adds the warmup sidecar to every Pinot broker StatefulSet and writes them to stdout.
+// The container comes from rendering the chart embedded in the binary (charts/pinot-broker-warmup)
+// with Helm's own library, so the post-renderer and the chart cannot drift apart. It runs on
+// the operator's machine, never in the pod: the sidecar binary does not link it.
 package inject
 
 import (
@@ -23,14 +24,17 @@ const (
 // is the oldest Kubernetes with native sidecars, so nativeSidecar passes unless told otherwise.
 const defaultKubeVersion = "v1.29.0"
 
-const usage = `usage: warmup-sidecar inject [--values FILE]... [--kube-version VERSION] < manifests > manifests
+// prog prefixes every error line.
+const prog = "warmup-inject"
+
+const usage = `usage: warmup-inject [--values FILE]... [--kube-version VERSION] < manifests > manifests
 
 Helm post-renderer: adds the warmup sidecar, rendered from the embedded pinot-broker-warmup chart,
 to every Pinot broker StatefulSet in the manifests on stdin, and writes all manifests to stdout.
 Without --values it injects the chart's defaults (enabled defaults to true here).
 
-  helm install pinot pinot/pinot --post-renderer warmup-sidecar \
-    --post-renderer-args inject --post-renderer-args --values=warmup-values.yaml
+  helm install pinot pinot/pinot --post-renderer warmup-inject \
+    --post-renderer-args --values=warmup-values.yaml
 `
 
 type exitError struct {
@@ -50,9 +54,9 @@ type valuesFlag []string
 func (v *valuesFlag) String() string     { return strings.Join(*v, ",") }
 func (v *valuesFlag) Set(s string) error { *v = append(*v, s); return nil }
 
-// Main runs `warmup-sidecar inject`; args are what follows "inject".
+// Main runs warmup-inject; args are the command line without the program name.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("inject", flag.ContinueOnError)
+	fs := flag.NewFlagSet(prog, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, usage) }
 	var values valuesFlag
@@ -66,14 +70,14 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "inject: unexpected argument %q\n%s", fs.Arg(0), usage)
+		fmt.Fprintf(stderr, "%s: unexpected argument %q\n%s", prog, fs.Arg(0), usage)
 		return exitUsage
 	}
 	err := run(values, *kubeVersion, stdin, stdout, stderr)
 	if err == nil {
 		return exitOK
 	}
-	fmt.Fprintf(stderr, "inject: %v\n", err)
+	fmt.Fprintf(stderr, "%s: %v\n", prog, err)
 	var ee *exitError
 	if errors.As(err, &ee) {
 		return ee.code

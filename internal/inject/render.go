@@ -5,19 +5,18 @@ import (
 
 	yaml "go.yaml.in/yaml/v3"
 	"helm.sh/helm/v3/pkg/chart"
+	"helm.sh/helm/v3/pkg/chartutil"
+	"helm.sh/helm/v3/pkg/engine"
 )
 
-// renderer renders the chart's injection template the way Helm does (engine.go: text/template,
-// Sprig and Helm's include/fail/toYaml; coalesce.go: Helm's values coalescing; schema.go: the
-// values schema check with Helm's validator): what inject adds is what `helm template` renders
-// for the same values. The tests compare it with Helm's own library and CLI.
+// renderer renders the chart's injection template with Helm's own library: chartutil lays the
+// values over the chart's defaults and checks values.schema.json, engine.Render executes the
+// templates. What inject adds is what `helm template` renders for the same values.
 type renderer struct {
 	chart  *chart.Chart
-	engine *chartEngine
-	schema *valuesSchema
 	user   map[string]any // merged --values files
 	files  []string
-	caps   *capabilities
+	caps   *chartutil.Capabilities
 	values map[string]any // user values coalesced with the chart defaults, schema-checked
 }
 
@@ -38,41 +37,35 @@ func newRenderer(files []string, kubeVersion string) (*renderer, error) {
 	if err != nil {
 		return nil, err
 	}
-	eng, err := newChartEngine(c)
-	if err != nil {
-		return nil, fmt.Errorf("parsing the embedded chart's templates: %w", err)
-	}
-	schema, err := compileSchema(c)
-	if err != nil {
-		return nil, fmt.Errorf("compiling the embedded chart's values.schema.json: %w", err)
-	}
 	user, err := readValues(files)
 	if err != nil {
 		return nil, err
 	}
-	kv, err := parseKubeVersion(kubeVersion)
+	kv, err := chartutil.ParseKubeVersion(kubeVersion)
 	if err != nil {
 		return nil, fmt.Errorf("parsing --kube-version %q: %w", kubeVersion, err)
 	}
-	r := &renderer{chart: c, engine: eng, schema: schema, user: user, files: files, caps: &capabilities{KubeVersion: *kv}}
+	caps := chartutil.DefaultCapabilities.Copy()
+	caps.KubeVersion = *kv
+	r := &renderer{chart: c, user: user, files: files, caps: caps}
 	// Validate once up front so a bad values file fails before any manifest is read.
-	if r.values, err = r.coalesce(user); err != nil {
+	top, err := r.topValues(user, "")
+	if err != nil {
 		return nil, err
 	}
+	r.values = top["Values"].(chartutil.Values).AsMap()
 	return r, nil
 }
 
-// coalesce is chartutil.ToRenderValues' values step: user values over the chart's defaults,
-// then the schema check.
-func (r *renderer) coalesce(user map[string]any) (map[string]any, error) {
-	vals, err := coalesceValues(r.chart, user)
-	if err == nil {
-		err = r.schema.validate(vals)
-	}
+// topValues is what Helm renders with: .Release, .Capabilities, .Chart, and .Values, the
+// given values coalesced over the chart's defaults and checked against its schema.
+func (r *renderer) topValues(user map[string]any, namespace string) (chartutil.Values, error) {
+	opts := chartutil.ReleaseOptions{Name: releaseName, Namespace: namespace, Revision: 1, IsInstall: true}
+	top, err := chartutil.ToRenderValues(r.chart, user, opts, r.caps)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", describeFiles(r.files), err)
 	}
-	return vals, nil
+	return top, nil
 }
 
 // enabled is the chart's opt-in switch after inject's default (true) and the values files.
@@ -81,26 +74,22 @@ func (r *renderer) enabled() bool {
 	return b
 }
 
-// renderText renders the chart's injection template for the user's values plus overrides.
-func (r *renderer) renderText(overrides map[string]any, namespace string) (string, error) {
-	vals, err := r.coalesce(mergeMaps(r.user, overrides))
-	if err != nil {
-		return "", err
-	}
-	out, err := r.engine.render(vals, releaseInfo(releaseName, namespace), r.caps)
-	if err != nil {
-		return "", fmt.Errorf("rendering the chart with %s: %w", describeFiles(r.files), err)
-	}
-	return out[r.chart.Name()+"/"+injectionTemplate], nil
-}
-
 // render renders the injection for one broker pod: the user's values plus what inject read
 // from the manifests (the broker port, and the controller URL when the values leave it empty).
 func (r *renderer) render(overrides map[string]any, namespace string) (injection, error) {
-	text, err := r.renderText(overrides, namespace)
+	top, err := r.topValues(mergeMaps(r.user, overrides), namespace)
 	if err != nil {
 		return injection{}, err
 	}
+	out, err := engine.Render(r.chart, top)
+	if err != nil {
+		return injection{}, fmt.Errorf("rendering the chart with %s: %w", describeFiles(r.files), err)
+	}
+	return parseInjection(out[r.chart.Name()+"/"+injectionTemplate])
+}
+
+// parseInjection reads the chart's pinot-broker-warmup.injection output.
+func parseInjection(text string) (injection, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal([]byte(text), &doc); err != nil {
 		return injection{}, fmt.Errorf("parsing the chart's pinot-broker-warmup.injection output: %w\n%s", err, text)

@@ -2,10 +2,9 @@ package inject
 
 import (
 	"fmt"
-	"os"
 	"strings"
 
-	"sigs.k8s.io/yaml"
+	"helm.sh/helm/v3/pkg/chartutil"
 )
 
 // readValues reads the --values files in order, later files overriding earlier ones as with
@@ -14,11 +13,11 @@ import (
 func readValues(files []string) (map[string]any, error) {
 	merged := map[string]any{}
 	for _, f := range files {
-		v, err := readValuesFile(f)
+		v, err := chartutil.ReadValuesFile(f)
 		if err != nil {
 			return nil, fmt.Errorf("reading values file %s: %w", f, err)
 		}
-		merged = mergeMaps(merged, v)
+		merged = mergeMaps(merged, v.AsMap())
 	}
 	if _, set := merged["enabled"]; !set {
 		merged["enabled"] = true
@@ -26,23 +25,8 @@ func readValues(files []string) (map[string]any, error) {
 	return merged, nil
 }
 
-// readValuesFile is chartutil.ReadValuesFile: sigs.k8s.io/yaml, so numbers are float64 exactly
-// as Helm reads them, and an empty file is an empty map.
-func readValuesFile(name string) (map[string]any, error) {
-	data, err := os.ReadFile(name)
-	if err != nil {
-		return nil, err
-	}
-	var vals map[string]any
-	err = yaml.Unmarshal(data, &vals)
-	if len(vals) == 0 {
-		vals = map[string]any{}
-	}
-	return vals, err
-}
-
 // mergeMaps returns a copy of base with over laid on top: nested maps merge, anything else is
-// replaced. This is Helm's rule for several -f files.
+// replaced. This is Helm's rule for several -f files (pkg/cli/values keeps it unexported).
 func mergeMaps(base, over map[string]any) map[string]any {
 	out := make(map[string]any, len(base))
 	for k, v := range base {

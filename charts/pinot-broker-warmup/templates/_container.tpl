@@ -1,7 +1,7 @@
 {{/*
-The sidecar container: the one definition both delivery paths use. `warmup-sidecar inject`
-renders it from the copy of this chart embedded in the binary; umbrella charts and forks include
-it (see README.md). It reads only .Values (this chart's values) and, when present,
+The sidecar container: the one definition both delivery paths use. The warmup-inject
+post-renderer renders it from the copy of this chart embedded in it; umbrella charts and forks
+include it (see README.md). It reads only .Values (this chart's values) and, when present,
 .Capabilities, so a parent chart can call it with
   (dict "Values" (index .Values "pinot-broker-warmup") "Capabilities" .Capabilities)
 */}}

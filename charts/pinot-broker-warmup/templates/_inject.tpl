@@ -1,5 +1,5 @@
 {{/*
-What `warmup-sidecar inject` splices into each broker StatefulSet. The binary renders this
+What warmup-inject splices into each broker StatefulSet. The post-renderer renders this
 template from its embedded copy of the chart, with the broker port (and, when unset, the
 controller URL) it found in the manifests set as values. Keeping the shape here means the
 binary does not know the container, its placement or its volumes: only this chart does.

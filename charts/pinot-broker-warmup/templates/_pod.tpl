@@ -42,7 +42,7 @@ The sidecar lands in exactly one of the two container lists, chosen by nativeSid
 Lines to append to pinot-broker.conf for the loopback-only probe listener. Pinot builds one
 listener per name in pinot.broker.client.access.protocols, next to the queryPort one (which keeps
 the broker's instance id). If the broker config already sets access.protocols, add the name there
-instead of repeating the key: `inject` does that merge itself.
+instead of repeating the key: warmup-inject does that merge itself.
 */}}
 {{- define "pinot-broker-warmup.brokerConfig" -}}
 {{- if and .Values.enabled .Values.loopbackListener.enabled -}}

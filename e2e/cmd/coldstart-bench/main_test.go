@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/warmup-sidecar/warmup-sidecar/internal/coldstart"
+	"github.com/warmup-sidecar/warmup-sidecar/e2e/coldstart"
 )
 
 // fakeBroker is healthy after healthyAfter, then answers queries slowly for `cold`, then fast.

@@ -97,10 +97,12 @@ func TestParseAnswer(t *testing.T) {
 		errHas string
 	}{
 		{"success", 200, pinotOK(17), true, 17, ""},
-		{"pinot error inside 200", 200, `{"exceptions":[{"errorCode":427,"message":"1 servers not responded"}],"numServersQueried":2,"numServersResponded":1,"timeUsedMs":9}`, false, 9, "pinot error 427"},
+		{"pinot error inside 200", 200, `{"exceptions":[{"errorCode":427,"message":"1 servers not responded"}],"numServersQueried":2,"numServersResponded":1,"timeUsedMs":9}`, false, 9, "error 427"},
 		{"partial", 200, `{"exceptions":[],"numServersQueried":2,"numServersResponded":1,"timeUsedMs":3}`, false, 3, "1 of 2 servers"},
 		{"http error", 503, "Pinot broker status is STARTING", false, -1, "HTTP 503"},
 		{"garbage", 200, "<html>", false, -1, "unparsable"},
+		{"null body", 200, "null", false, -1, "not a JSON object"},
+		{"partialResult", 200, `{"exceptions":[],"numServersQueried":2,"numServersResponded":2,"partialResult":true,"timeUsedMs":4}`, false, 4, "partial answer"},
 	} {
 		a := ParseAnswer(tc.status, []byte(tc.body))
 		if a.OK != tc.ok || a.TimeUsedMs != tc.used || !strings.Contains(a.Err, tc.errHas) {

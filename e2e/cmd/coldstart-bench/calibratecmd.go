@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/warmup-sidecar/warmup-sidecar/e2e/bench"
-	"github.com/warmup-sidecar/warmup-sidecar/internal/coldstart"
+	"github.com/warmup-sidecar/warmup-sidecar/e2e/coldstart"
 )
 
 // calibrateCmd measures a warm broker's capacity with the query mix and derives the rate.

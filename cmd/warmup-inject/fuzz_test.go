@@ -8,10 +8,10 @@ import (
 	"testing"
 	"time"
 
-	injectcmd "github.com/warmup-sidecar/warmup-sidecar/internal/inject"
+	"github.com/warmup-sidecar/warmup-sidecar/internal/inject"
 )
 
-// FuzzInjectManifest feeds arbitrary manifest streams to `warmup-sidecar inject`
+// FuzzInjectManifest feeds arbitrary manifest streams to warmup-inject
 // (the Helm post-renderer reads whatever helm renders, including other charts'
 // YAML): it must never panic, never hang, and answer 0 (injected or passed
 // through) or 1 (bad input) with one error line.
@@ -38,20 +38,20 @@ func FuzzInjectManifest(f *testing.F) {
 	f.Fuzz(func(t *testing.T, manifests []byte) {
 		var out, errb bytes.Buffer
 		done := make(chan int, 1)
-		go func() { done <- injectcmd.Main(nil, bytes.NewReader(manifests), &out, &errb) }()
+		go func() { done <- inject.Main(nil, bytes.NewReader(manifests), &out, &errb) }()
 		select {
 		case code := <-done:
 			switch code {
 			case 0:
 			case 1:
-				if msg := strings.TrimSpace(errb.String()); !strings.HasPrefix(msg, "inject: ") {
-					t.Fatalf("exit 1 with stderr %q, want an 'inject: ' line", msg)
+				if msg := strings.TrimSpace(errb.String()); !strings.HasPrefix(msg, "warmup-inject: ") {
+					t.Fatalf("exit 1 with stderr %q, want a 'warmup-inject: ' line", msg)
 				}
 			default:
 				t.Fatalf("exit %d on manifest input (stderr %q), want 0 or 1", code, errb.String())
 			}
 		case <-time.After(20 * time.Second):
-			t.Fatalf("inject still running after 20s on a %d-byte input", len(manifests))
+			t.Fatalf("warmup-inject still running after 20s on a %d-byte input", len(manifests))
 		}
 	})
 }

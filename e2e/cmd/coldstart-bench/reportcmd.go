@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/warmup-sidecar/warmup-sidecar/e2e/bench"
-	"github.com/warmup-sidecar/warmup-sidecar/internal/coldstart"
+	"github.com/warmup-sidecar/warmup-sidecar/e2e/coldstart"
 )
 
 // reportCmd re-renders a study's Markdown table and plot from its JSON and saved traces.

@@ -9,5 +9,5 @@
 // study of several arms × restarts is written as JSON, a Markdown table and a PNG plot.
 //
 // Nothing here knows how the broker was restarted or what made it Ready: that is the
-// caller's (cmd/coldstart-bench run, or e2e/bench for the local cluster).
+// caller's (e2e/cmd/coldstart-bench run, or e2e/bench for the local cluster).
 package coldstart

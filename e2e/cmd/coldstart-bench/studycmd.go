@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/warmup-sidecar/warmup-sidecar/e2e/bench"
-	"github.com/warmup-sidecar/warmup-sidecar/internal/coldstart"
+	"github.com/warmup-sidecar/warmup-sidecar/e2e/coldstart"
 )
 
 func studyCmd(ctx context.Context, args []string, stdout, stderr io.Writer, log *slog.Logger) int {

@@ -14,7 +14,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/warmup-sidecar/warmup-sidecar/internal/coldstart"
+	"github.com/warmup-sidecar/warmup-sidecar/e2e/coldstart"
 )
 
 // runCmd measures one restart of one arm against any broker. The operator restarts the broker

@@ -17,7 +17,7 @@ import (
 
 // Answer is what one query got from the broker, before timing is applied.
 type Answer struct {
-	// OK: HTTP 200, the body parsed, no exceptions, every queried server responded.
+	// OK: the sidecar's classifier calls it a success (pinot.Classify).
 	OK bool
 	// TimeUsedMs is the broker's own timeUsedMs; -1 when there was no parsable answer.
 	TimeUsedMs int64
@@ -33,8 +33,8 @@ type SendFunc func(ctx context.Context, q Query) Answer
 //
 // It is plain net/http rather than pkg/pinot: a load generator must add as little as
 // possible per request and must never cap its own concurrency, so the transport keeps
-// an unbounded number of connections and a large idle pool. It reuses pkg/pinot's
-// response type so the two read Pinot's JSON the same way.
+// an unbounded number of connections and a large idle pool. It judges answers with
+// pkg/pinot's classifier so the two count successes the same way.
 type BrokerClient struct {
 	url    string
 	client *http.Client
@@ -90,25 +90,26 @@ func (b *BrokerClient) Send(ctx context.Context, q Query) Answer {
 	return ParseAnswer(resp.StatusCode, raw)
 }
 
-// ParseAnswer classifies a broker's answer the way the sidecar counts a probe success.
+// ParseAnswer judges a broker's answer with the sidecar's own classifier (pinot.Classify): the
+// benchmark counts as a success exactly what the sidecar counts as a successful probe.
 func ParseAnswer(status int, raw []byte) Answer {
-	if status != http.StatusOK {
-		return Answer{TimeUsedMs: -1, Err: fmt.Sprintf("HTTP %d: %s", status, firstLine(raw))}
+	r := pinot.Classify(status, raw)
+	if r.Class == pinot.Success {
+		return Answer{OK: true, TimeUsedMs: r.TimeUsedMs}
 	}
-	var r pinot.BrokerResponse
-	if err := json.Unmarshal(raw, &r); err != nil {
-		return Answer{TimeUsedMs: -1, Err: fmt.Sprintf("unparsable answer: %v", err)}
+	return Answer{TimeUsedMs: reportedTimeUsed(status, raw), Err: r.Message}
+}
+
+// reportedTimeUsed is the timeUsedMs a failed answer still carries (a Pinot error, a partial
+// answer), kept in the trace; -1 when the broker sent no JSON object.
+func reportedTimeUsed(status int, raw []byte) int64 {
+	var v *struct {
+		TimeUsedMs int64 `json:"timeUsedMs"`
 	}
-	a := Answer{TimeUsedMs: r.TimeUsedMs}
-	switch {
-	case len(r.Exceptions) > 0:
-		a.Err = fmt.Sprintf("pinot error %d: %s", r.Exceptions[0].ErrorCode, firstLine([]byte(r.Exceptions[0].Message)))
-	case r.NumServersResponded != r.NumServersQueried:
-		a.Err = fmt.Sprintf("partial answer: %d of %d servers responded", r.NumServersResponded, r.NumServersQueried)
-	default:
-		a.OK = true
+	if status != http.StatusOK || json.Unmarshal(raw, &v) != nil || v == nil {
+		return -1
 	}
-	return a
+	return v.TimeUsedMs
 }
 
 func transportError(err error) string {
@@ -119,15 +120,4 @@ func transportError(err error) string {
 		return "cancelled"
 	}
 	return err.Error()
-}
-
-func firstLine(b []byte) string {
-	s := strings.TrimSpace(string(b))
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[:i]
-	}
-	if len(s) > 160 {
-		s = s[:160] + "…"
-	}
-	return s
 }

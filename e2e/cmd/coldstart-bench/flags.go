@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/warmup-sidecar/warmup-sidecar/internal/coldstart"
+	"github.com/warmup-sidecar/warmup-sidecar/e2e/coldstart"
 )
 
 // windowFlags are the load's timing, shared by run and study.

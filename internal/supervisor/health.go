@@ -5,6 +5,8 @@ import (
 	"errors"
 	"syscall"
 	"time"
+
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/backoff"
 )
 
 // check asks /health once with a timeout and shares the answer with /readyz.
@@ -22,15 +24,14 @@ func (s *Supervisor) check(ctx context.Context) (ok, refused bool) {
 
 // waitHealthy polls /health with backoff until 200. False when ctx ended.
 func (s *Supervisor) waitHealthy(ctx context.Context) bool {
-	wait := 100 * time.Millisecond
+	b := backoff.Doubling{Min: 100 * time.Millisecond, Max: s.WaitMax}
 	for {
 		if ok, _ := s.check(ctx); ok {
 			return true
 		}
-		if !sleep(ctx, wait) {
+		if !s.Sleep(ctx, b.Next()) {
 			return false
 		}
-		wait = min(wait*2, s.WaitMax)
 	}
 }
 
@@ -41,7 +42,7 @@ func (s *Supervisor) waitHealthy(ctx context.Context) bool {
 func (s *Supervisor) watch(ctx context.Context) bool {
 	bad := 0
 	for {
-		if !sleep(ctx, s.PollEvery) {
+		if !s.Sleep(ctx, s.PollEvery) {
 			return false
 		}
 		ok, refused := s.check(ctx)
@@ -55,16 +56,5 @@ func (s *Supervisor) watch(ctx context.Context) bool {
 				return true
 			}
 		}
-	}
-}
-
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/backoff"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/gatehttp"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/pinot"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober"
@@ -41,6 +42,8 @@ type Supervisor struct {
 	Metrics *gatehttp.Metrics
 	Log     *slog.Logger
 	Now     func() time.Time
+	// Sleep waits within ctx (false when ctx ended first); nil: backoff.Sleep.
+	Sleep func(ctx context.Context, d time.Duration) bool
 
 	// Timing of the health loops; zero values take the defaults below.
 	PollEvery     time.Duration // watch interval once warm (default 1s)
@@ -53,6 +56,9 @@ type Supervisor struct {
 func (s *Supervisor) defaults() {
 	if s.Now == nil {
 		s.Now = time.Now
+	}
+	if s.Sleep == nil {
+		s.Sleep = backoff.Sleep
 	}
 	if s.PollEvery == 0 {
 		s.PollEvery = time.Second

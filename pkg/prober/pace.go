@@ -8,6 +8,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/backoff"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/selector"
 )
 
@@ -195,7 +196,7 @@ func (r *run) batch(ctx context.Context, rot *selector.Rotation, span int) []str
 	}
 	for {
 		b, wait := r.pace.pick(rot, r.s.Concurrency, span)
-		if len(b) > 0 || !sleepCtx(ctx, wait) {
+		if len(b) > 0 || !backoff.Sleep(ctx, wait) {
 			return b
 		}
 	}
@@ -214,21 +215,7 @@ func (r *run) admit(ctx context.Context, sql string) bool {
 	if r.now().Add(wait).After(r.deadline) {
 		return false
 	}
-	return sleepCtx(ctx, wait)
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) bool {
-	if d <= 0 {
-		return ctx.Err() == nil
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
-	}
+	return backoff.Sleep(ctx, wait)
 }
 
 // QueryTables lists the tables a query names after FROM or JOIN, unquoted, in

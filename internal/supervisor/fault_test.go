@@ -38,6 +38,7 @@ type faultBroker struct {
 	query   func(w http.ResponseWriter, r *http.Request, sql string) bool // nil: success; false: not counted as a probe answer
 	tables  func(w http.ResponseWriter)                                   // controller GET /tables; nil: ["t"]
 	quota   func(w http.ResponseWriter, table string)                     // nil: 404 (a broker without the endpoint)
+	start   func(w http.ResponseWriter)                                   // GET /start-time; nil: 404 (Pinot 0.x)
 
 	probes, noScatter, routingCalls atomic.Int64
 	okAnswers                       atomic.Int64
@@ -76,6 +77,13 @@ func newFaultBroker(t *testing.T) *faultBroker {
 		}
 		http.NotFound(w, r)
 	})
+	mux.HandleFunc("GET /start-time", func(w http.ResponseWriter, r *http.Request) {
+		if f := fb.get().start; f != nil {
+			f(w)
+			return
+		}
+		http.NotFound(w, r)
+	})
 	mux.HandleFunc("POST /query/sql", func(w http.ResponseWriter, r *http.Request) {
 		var req struct {
 			SQL string `json:"sql"`
@@ -106,12 +114,13 @@ type faultHooks struct {
 	query   func(w http.ResponseWriter, r *http.Request, sql string) bool
 	tables  func(w http.ResponseWriter)
 	quota   func(w http.ResponseWriter, table string)
+	start   func(w http.ResponseWriter)
 }
 
 func (fb *faultBroker) get() faultHooks {
 	fb.mu.Lock()
 	defer fb.mu.Unlock()
-	return faultHooks{fb.health, fb.routing, fb.query, fb.tables, fb.quota}
+	return faultHooks{fb.health, fb.routing, fb.query, fb.tables, fb.quota, fb.start}
 }
 
 func (fb *faultBroker) set(f func(fb *faultBroker)) {

@@ -214,3 +214,22 @@ func TestRecorderFeedsStatusAndMetrics(t *testing.T) {
 		t.Errorf("uncovered = %v", v)
 	}
 }
+
+// Stop is final: a supervisor winding down can neither reopen the gate nor move
+// it out of phase stopping.
+func TestGateStopIsFinal(t *testing.T) {
+	f := newFixture(t)
+	f.gate.Open()
+	f.gate.Stop("stopping: SIGTERM")
+	f.gate.Open()
+	f.gate.SetPhase(PhaseWarm, "warm")
+	if f.gate.IsOpen() || f.gate.Phase() != PhaseStopping {
+		t.Fatalf("after Stop: open=%v phase=%s", f.gate.IsOpen(), f.gate.Phase())
+	}
+	if v := testutil.ToFloat64(f.m.Warm); v != 0 {
+		t.Errorf("broker_warm = %v after Stop", v)
+	}
+	if code, body := get(t, f.srv.URL+"/readyz"); code != 503 || !strings.Contains(body, "stopping") {
+		t.Errorf("/readyz after Stop: %d %q", code, body)
+	}
+}

@@ -814,8 +814,10 @@ func TestFaultSlowHealthIsNotAGoneBroker(t *testing.T) {
 	t.Cleanup(func() { goleak.VerifyNone(t, opt) })
 	fb := newFaultBroker(t)
 	var stall atomic.Bool
+	var polls atomic.Int64
 	fb.set(func(fb *faultBroker) {
 		fb.health = func(w http.ResponseWriter) {
+			polls.Add(1)
 			if stall.CompareAndSwap(true, false) {
 				time.Sleep(400 * time.Millisecond) // past the 300ms HealthTimeout
 			}
@@ -835,7 +837,9 @@ func TestFaultSlowHealthIsNotAGoneBroker(t *testing.T) {
 	stall.Store(true) // one slow /health while warming
 	waitFor(t, 6*time.Second, "warm", fs.sup.Gate.IsOpen)
 	stall.Store(true) // and one once warm
-	time.Sleep(600 * time.Millisecond)
+	waitFor(t, 3*time.Second, "the slow /health", func() bool { return !stall.Load() })
+	after := polls.Load()
+	waitFor(t, 3*time.Second, "two polls after it", func() bool { return polls.Load() >= after+2 })
 	if _, by := fs.runs(); by[prober.OutcomeWarm] != 1 || by[prober.OutcomeFailed] != 0 {
 		t.Fatalf("runs %v: one slow /health was taken for a broker restart", by)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/warmup-sidecar/warmup-sidecar/internal/fakepinot"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/backoff"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/gatehttp"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/pinot"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober"
@@ -110,6 +111,17 @@ func waitFor(t *testing.T, d time.Duration, what string, cond func() bool) time.
 	return 0
 }
 
+// countSleeps counts the supervisor's waits: each follows one turn of its loops
+// (while waiting for the broker, one /health poll).
+func countSleeps(s *Supervisor) *atomic.Int64 {
+	var n atomic.Int64
+	s.Sleep = func(ctx context.Context, d time.Duration) bool {
+		n.Add(1)
+		return backoff.Sleep(ctx, d)
+	}
+	return &n
+}
+
 func (h *harness) runs(outcome prober.Outcome) float64 {
 	return testutil.ToFloat64(h.m.Runs.WithLabelValues(string(outcome)))
 }
@@ -118,8 +130,9 @@ func TestReadyOnlyAfterFloor(t *testing.T) {
 	h := newHarness(t, Options{Enabled: true, Budget: 10 * time.Second, Rearm: true, Settings: prober.Settings{MinIterations: 200}})
 	h.broker.SetStatus("STARTING")
 	h.broker.SetDelay(2 * time.Millisecond)
+	polls := countSleeps(h.sup)
 	h.start(t)
-	time.Sleep(300 * time.Millisecond)
+	waitFor(t, 5*time.Second, "three /health polls answered STARTING", func() bool { return polls.Load() >= 3 })
 	if h.sup.Gate.IsOpen() || h.sup.Gate.Phase() != gatehttp.PhaseWaiting || h.broker.Queries() != 0 {
 		t.Fatalf("before broker GOOD: open=%v phase=%s queries=%d", h.sup.Gate.IsOpen(), h.sup.Gate.Phase(), h.broker.Queries())
 	}
@@ -286,8 +299,9 @@ func TestBrokerDiesMidWarmupRestartsTheCycle(t *testing.T) {
 func TestDisabledIsPassThrough(t *testing.T) {
 	h := newHarness(t, Options{Enabled: false, Budget: 5 * time.Second, Rearm: true, Settings: prober.Settings{MinIterations: 1000}})
 	h.broker.SetStatus("STARTING")
+	polls := countSleeps(h.sup)
 	h.start(t)
-	time.Sleep(200 * time.Millisecond)
+	waitFor(t, 5*time.Second, "two /health polls answered STARTING", func() bool { return polls.Load() >= 2 })
 	if h.sup.Gate.IsOpen() {
 		t.Fatal("disabled gate open before broker healthy")
 	}

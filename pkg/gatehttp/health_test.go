@@ -42,6 +42,28 @@ func honest(ctx context.Context) (pinot.Health, error) {
 	return okHealth, nil
 }
 
+// heldCheck is a broker /health call that answers only once released (or when
+// its context ends); started is closed when the first call arrives.
+type heldCheck struct {
+	started, release chan struct{}
+	calls            atomic.Int64
+}
+
+func newHeldCheck() *heldCheck {
+	return &heldCheck{started: make(chan struct{}), release: make(chan struct{})}
+}
+
+func (c *heldCheck) check(ctx context.Context) (pinot.Health, error) {
+	if c.calls.Add(1) == 1 {
+		close(c.started)
+	}
+	select {
+	case <-c.release:
+	case <-ctx.Done():
+	}
+	return honest(ctx)
+}
+
 // One /readyz request cancelled by its client must not decide the next one's
 // answer: the broker is healthy throughout.
 func TestBrokerHealthCancelledCallerDoesNotPoisonTheCache(t *testing.T) {
@@ -82,19 +104,9 @@ func TestBrokerHealthNeverCachesAContextError(t *testing.T) {
 // A caller that gives up while a check is in flight returns at once, without
 // waiting for the check and without starting its own.
 func TestBrokerHealthCallerLeavesWhileACheckIsInFlight(t *testing.T) {
-	started, release := make(chan struct{}), make(chan struct{})
-	var checks atomic.Int64
-	check := func(ctx context.Context) (pinot.Health, error) {
-		if checks.Add(1) == 1 {
-			close(started)
-		}
-		select {
-		case <-release:
-		case <-ctx.Done():
-		}
-		return honest(ctx)
-	}
-	h := &BrokerHealth{Check: check, MaxAge: time.Second, Timeout: time.Minute, Now: newFakeClock().Now}
+	hc := newHeldCheck()
+	started, release, checks := hc.started, hc.release, &hc.calls
+	h := &BrokerHealth{Check: hc.check, MaxAge: time.Second, Timeout: time.Minute, Now: newFakeClock().Now}
 	first := make(chan bool, 1)
 	go func() { ok, _ := h.Get(context.Background()); first <- ok }()
 	<-started
@@ -124,16 +136,9 @@ func TestBrokerHealthCallerLeavesWhileACheckIsInFlight(t *testing.T) {
 // Callers arriving while a check is in flight share its answer: a burst of
 // readiness requests costs the broker one /health.
 func TestBrokerHealthConcurrentCallersShareOneCheck(t *testing.T) {
-	started, release := make(chan struct{}), make(chan struct{})
-	var checks atomic.Int64
-	check := func(ctx context.Context) (pinot.Health, error) {
-		if checks.Add(1) == 1 {
-			close(started)
-		}
-		<-release
-		return honest(ctx)
-	}
-	h := &BrokerHealth{Check: check, MaxAge: time.Second, Timeout: time.Minute, Now: newFakeClock().Now}
+	hc := newHeldCheck()
+	started, release, checks := hc.started, hc.release, &hc.calls
+	h := &BrokerHealth{Check: hc.check, MaxAge: time.Second, Timeout: time.Minute, Now: newFakeClock().Now}
 	var wg sync.WaitGroup
 	var ready atomic.Int64
 	call := func() {

@@ -65,14 +65,14 @@ func badValues(t *testing.T) []badValue {
 	}
 }
 
-// runBad runs a subcommand with env and returns its exit code and stderr. A bad
-// configuration exits at once; a process still running after 3s was accepted by
-// mistake and is killed (by PID, through the context): code -1.
-func runBad(t *testing.T, sub string, env []string) (int, string) {
+// runBad runs a subcommand with env (and args) and returns its exit code and
+// stderr. A bad configuration exits at once; a process still running after 3s was
+// accepted by mistake and is killed (by PID, through the context): code -1.
+func runBad(t *testing.T, sub string, env []string, args ...string) (int, string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, binary(t), sub)
+	cmd := exec.CommandContext(ctx, binary(t), append([]string{sub}, args...)...)
 	cmd.Env = env
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -139,12 +140,16 @@ type sidecarProc struct {
 	err     error
 }
 
+// testDrain is how long a test sidecar keeps serving 503 after SIGTERM.
+const testDrain = 500 * time.Millisecond
+
 // startSidecar runs the binary with a clean WARMUP_* environment plus env, on a
-// free loopback port. It is stopped (SIGTERM, then SIGKILL by PID) at cleanup.
+// free loopback port, draining testDrain on SIGTERM. It is stopped (SIGTERM, then
+// SIGKILL by PID) at cleanup.
 func startSidecar(t *testing.T, env ...string) *sidecarProc {
 	t.Helper()
 	s := &sidecarProc{addr: freeAddr(t), logs: &syncBuf{}, exited: make(chan error, 1)}
-	s.cmd = exec.Command(binary(t), "serve")
+	s.cmd = exec.Command(binary(t), "serve", "-drain="+testDrain.String())
 	s.cmd.Env = cleanEnv(append([]string{"WARMUP_LISTEN_ADDR=" + s.addr, "WARMUP_LOG_LEVEL=debug"}, env...)...)
 	s.cmd.Stderr = s.logs
 	if err := s.cmd.Start(); err != nil {
@@ -392,7 +397,8 @@ func runBinaryFault(t *testing.T, c binaryFault, failClosed bool) {
 // TestBinarySIGTERMMidWarmup: SIGTERM while probes hang in the broker (or while
 // the sidecar still waits for the broker) stops the process with exit 0 within a
 // few seconds; from the signal on, /readyz never says 200 — it answers 503
-// (stopping) until the listener closes.
+// (stopping) for the drain, so the kubelet reads a 503 and not a refused
+// connection, and only then does the listener close.
 func TestBinarySIGTERMMidWarmup(t *testing.T) {
 	cases := []struct {
 		name   string
@@ -454,9 +460,11 @@ func TestBinarySIGTERMMidWarmup(t *testing.T) {
 				t.Fatal(err)
 			}
 			var answers []string
+			var closedAfter time.Duration
 			for {
 				code, body := httpGet(s.url("/readyz"))
 				if code == 0 {
+					closedAfter = time.Since(sent)
 					break // listener closed
 				}
 				if code == 200 {
@@ -480,9 +488,14 @@ func TestBinarySIGTERMMidWarmup(t *testing.T) {
 				t.Fatalf("still running 5s after SIGTERM; logs:\n%s", tailStr(s.logs.String(), 3000))
 			}
 			took := time.Since(sent)
-			t.Logf("exit 0 %s after SIGTERM; /readyz answers meanwhile: %q", took.Round(time.Millisecond), answers)
-			if took > 3*time.Second {
-				t.Errorf("took %s to exit after SIGTERM, want ≤ 3s", took)
+			t.Logf("exit 0 %s after SIGTERM, listener closed after %s; /readyz answers meanwhile: %q",
+				took.Round(time.Millisecond), closedAfter.Round(time.Millisecond), answers)
+			if took > testDrain+3*time.Second {
+				t.Errorf("took %s to exit after SIGTERM, want ≤ the drain (%s) + 3s", took, testDrain)
+			}
+			if closedAfter < testDrain-100*time.Millisecond || !slices.Contains(answers, "stopping") {
+				t.Errorf("listener closed %s after SIGTERM with /readyz answers %q; want 503 stopping for the drain (%s)",
+					closedAfter, answers, testDrain)
 			}
 			if !strings.Contains(s.logs.String(), `"msg":"stopped"`) {
 				t.Errorf("no stopped line; logs:\n%s", tailStr(s.logs.String(), 2000))

@@ -16,6 +16,7 @@ const (
 	exitOK        = 0
 	exitNotWarm   = 1 // once: the broker did not reach the floor
 	exitBadConfig = 2
+	exitStartup   = 3 // the sidecar itself could not start or its server failed
 )
 
 // version is stamped at build time: -ldflags "-X main.version=...".
@@ -32,7 +33,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	defer stop()
 	switch cmd {
 	case "serve":
-		return serve(ctx, stderr)
+		return serve(ctx, args, stderr)
 	case "once":
 		return once(ctx, args, stderr)
 	case "plan":
@@ -56,12 +57,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 const usage = `warmup-sidecar: hold a Pinot broker's pod out of service until its serve path is warm.
 
 Usage:
-  warmup-sidecar [serve]            run beside the broker; serves /readyz /livez /status /metrics
+  warmup-sidecar [serve] [-drain D] run beside the broker; serves /readyz /livez /status /metrics;
+                                    on SIGTERM /readyz answers 503 for D (default 5s), then exit 0
   warmup-sidecar once [-wait D]     one warmup; exit 0 warm, 1 not warm, 2 bad configuration
   warmup-sidecar plan [-json]       print the tables, legs, coverage and queries; probes nothing
   warmup-sidecar version
 
 Configuration comes from WARMUP_* environment variables (see README.md).
+Exit codes: 0 ok, 1 not warm (once), 2 bad configuration, 3 the sidecar could
+not start or its server failed (e.g. the listen address is in use).
 The Helm post-renderer is a separate command, warmup-inject.
 `
 

@@ -235,7 +235,7 @@ func TestServeWarmsThenStopsCleanlyOnSIGTERM(t *testing.T) {
 	defer b.Close()
 	defer c.Close()
 	addr := freeAddr(t)
-	cmd := exec.Command(binary(t))
+	cmd := exec.Command(binary(t), "-drain=200ms")
 	cmd.Env = cleanEnv("WARMUP_BROKER_URL="+b.URL(), "WARMUP_CONTROLLER_URL="+c.URL(),
 		"WARMUP_LISTEN_ADDR="+addr, "WARMUP_MIN_ITERATIONS=100", "WARMUP_CONCURRENCY=4")
 	var logs syncBuf

@@ -9,7 +9,8 @@ import (
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober"
 )
 
-// once runs one warmup and exits 0 when warm, 1 when not, 2 on bad configuration.
+// once runs one warmup and exits 0 when warm, 1 when not, 2 on bad configuration,
+// 3 when the sidecar itself cannot start.
 func once(ctx context.Context, args []string, stderr io.Writer) int {
 	fs := flag.NewFlagSet("once", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -29,7 +30,7 @@ func once(ctx context.Context, args []string, stderr io.Writer) int {
 	sc, err := newSidecar(cfg, log, client)
 	if err != nil {
 		log.Error("starting", "error", err)
-		return exitNotWarm
+		return exitStartup
 	}
 	waitCtx, cancel := context.WithTimeout(ctx, *wait)
 	defer cancel()

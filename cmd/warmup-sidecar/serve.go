@@ -2,16 +2,36 @@ package main
 
 import (
 	"context"
+	"flag"
+	"fmt"
 	"io"
+	"time"
 
 	"golang.org/x/sync/errgroup"
 
-	"github.com/warmup-sidecar/warmup-sidecar/pkg/gatehttp"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/backoff"
 )
 
+// defaultDrain is how long /readyz keeps answering 503 after SIGTERM before the
+// listener closes: one period of the chart's readinessProbe (5s), so the kubelet
+// reads "stopping" rather than a refused connection, well inside the 30s
+// terminationGracePeriod.
+const defaultDrain = 5 * time.Second
+
 // serve runs the long-lived sidecar until SIGTERM/SIGINT: then /readyz says 503
-// (phase stopping), the HTTP server shuts down gracefully and it exits 0.
-func serve(ctx context.Context, stderr io.Writer) int {
+// (phase stopping) for the drain, the HTTP server shuts down gracefully and it
+// exits 0. A server that cannot start or fails exits 3.
+func serve(ctx context.Context, args []string, stderr io.Writer) int {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	drain := fs.Duration("drain", defaultDrain, "after SIGTERM, how long /readyz answers 503 (stopping) before the listener closes")
+	if err := fs.Parse(args); err != nil {
+		return exitBadConfig
+	}
+	if *drain < 0 {
+		fmt.Fprintf(stderr, "warmup-sidecar serve: -drain %s: expected a duration ≥ 0, such as 5s\n", *drain)
+		return exitBadConfig
+	}
 	cfg, log, ok := loadConfig(stderr)
 	if !ok {
 		return exitBadConfig
@@ -24,33 +44,43 @@ func serve(ctx context.Context, stderr io.Writer) int {
 	sc, err := newSidecar(cfg, log, client)
 	if err != nil {
 		log.Error("starting", "error", err)
-		return exitNotWarm
+		return exitStartup
 	}
-	srv, err := gatehttp.Listen(cfg.ListenAddr, sc.handlers().Mux())
+	srv, err := sc.listen(cfg.ListenAddr)
 	if err != nil {
 		log.Error("starting", "error", err)
-		return exitBadConfig
+		return exitStartup
 	}
 	log.Info("warmup-sidecar started", "version", version, "listen", srv.Addr(), "broker", cfg.BrokerURL,
 		"enabled", cfg.Enabled, "budget", cfg.Budget.String(), "floor", cfg.MinIterations,
 		"concurrency", cfg.Concurrency, "fail_closed", cfg.FailClosed, "rearm", cfg.Rearm)
 
-	supCtx, stopSup := context.WithCancel(ctx)
+	// The supervisor and the server each stop on their own context: the server
+	// outlives the signal by the drain.
+	supCtx, stopSup := context.WithCancel(context.Background())
 	defer stopSup()
-	g, gctx := errgroup.WithContext(ctx)
+	serveCtx, stopServing := context.WithCancel(context.Background())
+	defer stopServing()
+	g, gctx := errgroup.WithContext(context.Background())
 	g.Go(func() error { return sc.sup.Run(supCtx) })
+	g.Go(func() error { return srv.Serve(serveCtx) })
 	g.Go(func() error {
-		<-gctx.Done()
-		// Readiness goes first: the kubelet sees 503 while connections drain.
-		sc.gate.SetPhase(gatehttp.PhaseStopping, "stopping")
-		sc.gate.Close()
+		select {
+		case <-ctx.Done():
+			// Readiness goes first, for good: the kubelet reads 503 while the pod drains.
+			sc.gate.Stop("stopping")
+			stopSup()
+			log.Info("stopping: /readyz answers 503 until the listener closes", "drain", drain.String())
+			backoff.Sleep(gctx, *drain)
+		case <-gctx.Done(): // the server failed
+		}
 		stopSup()
+		stopServing()
 		return nil
 	})
-	g.Go(func() error { return srv.Serve(gctx) })
 	if err := g.Wait(); err != nil {
 		log.Error("stopped with error", "error", err)
-		return exitNotWarm
+		return exitStartup
 	}
 	log.Info("stopped")
 	return exitOK

@@ -114,3 +114,8 @@ func newSidecar(cfg config.Config, log *slog.Logger, client *pinot.Client) (*sid
 func (s *sidecar) handlers() *gatehttp.Handlers {
 	return &gatehttp.Handlers{Gate: s.gate, Board: s.board, Health: s.health, Gatherer: s.reg}
 }
+
+// listen binds the sidecar's HTTP server to addr.
+func (s *sidecar) listen(addr string) (*gatehttp.Server, error) {
+	return gatehttp.Listen(addr, s.handlers().Mux())
+}

@@ -38,6 +38,7 @@ type faultBroker struct {
 	query   func(w http.ResponseWriter, r *http.Request, sql string) bool // nil: success; false: not counted as a probe answer
 	tables  func(w http.ResponseWriter)                                   // controller GET /tables; nil: ["t"]
 	quota   func(w http.ResponseWriter, table string)                     // nil: 404 (a broker without the endpoint)
+	start   func(w http.ResponseWriter)                                   // GET /start-time; nil: 404 (Pinot 0.x)
 
 	probes, noScatter, routingCalls atomic.Int64
 	okAnswers                       atomic.Int64
@@ -76,6 +77,13 @@ func newFaultBroker(t *testing.T) *faultBroker {
 		}
 		http.NotFound(w, r)
 	})
+	mux.HandleFunc("GET /start-time", func(w http.ResponseWriter, r *http.Request) {
+		if f := fb.get().start; f != nil {
+			f(w)
+			return
+		}
+		http.NotFound(w, r)
+	})
 	mux.HandleFunc("POST /query/sql", func(w http.ResponseWriter, r *http.Request) {
 		var req struct {
 			SQL string `json:"sql"`
@@ -106,12 +114,13 @@ type faultHooks struct {
 	query   func(w http.ResponseWriter, r *http.Request, sql string) bool
 	tables  func(w http.ResponseWriter)
 	quota   func(w http.ResponseWriter, table string)
+	start   func(w http.ResponseWriter)
 }
 
 func (fb *faultBroker) get() faultHooks {
 	fb.mu.Lock()
 	defer fb.mu.Unlock()
-	return faultHooks{fb.health, fb.routing, fb.query, fb.tables, fb.quota}
+	return faultHooks{fb.health, fb.routing, fb.query, fb.tables, fb.quota, fb.start}
 }
 
 func (fb *faultBroker) set(f func(fb *faultBroker)) {
@@ -805,8 +814,10 @@ func TestFaultSlowHealthIsNotAGoneBroker(t *testing.T) {
 	t.Cleanup(func() { goleak.VerifyNone(t, opt) })
 	fb := newFaultBroker(t)
 	var stall atomic.Bool
+	var polls atomic.Int64
 	fb.set(func(fb *faultBroker) {
 		fb.health = func(w http.ResponseWriter) {
+			polls.Add(1)
 			if stall.CompareAndSwap(true, false) {
 				time.Sleep(400 * time.Millisecond) // past the 300ms HealthTimeout
 			}
@@ -826,7 +837,9 @@ func TestFaultSlowHealthIsNotAGoneBroker(t *testing.T) {
 	stall.Store(true) // one slow /health while warming
 	waitFor(t, 6*time.Second, "warm", fs.sup.Gate.IsOpen)
 	stall.Store(true) // and one once warm
-	time.Sleep(600 * time.Millisecond)
+	waitFor(t, 3*time.Second, "the slow /health", func() bool { return !stall.Load() })
+	after := polls.Load()
+	waitFor(t, 3*time.Second, "two polls after it", func() bool { return polls.Load() >= after+2 })
 	if _, by := fs.runs(); by[prober.OutcomeWarm] != 1 || by[prober.OutcomeFailed] != 0 {
 		t.Fatalf("runs %v: one slow /health was taken for a broker restart", by)
 	}

@@ -3,68 +3,78 @@ package supervisor
 import (
 	"context"
 	"errors"
+	"fmt"
 	"syscall"
 	"time"
+
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/backoff"
+)
+
+// poll is what one /health check says about the broker.
+type poll int
+
+const (
+	pollOK   poll = iota // 200
+	pollBad              // refused, or a real non-200 answer: evidence it is going or gone
+	pollSlow             // no answer in time (or cut): a loaded broker, not evidence of anything
 )
 
 // check asks /health once with a timeout and shares the answer with /readyz.
-// refused means nothing listens on the broker's port any more (its process is
-// gone); a slow or stalled answer (a GC pause) is only a bad poll.
-func (s *Supervisor) check(ctx context.Context) (ok, refused bool) {
+func (s *Supervisor) check(ctx context.Context) poll {
 	cctx, cancel := context.WithTimeout(ctx, s.HealthTimeout)
 	defer cancel()
 	h, err := s.Broker.Health(cctx)
 	if ctx.Err() == nil {
 		s.Health.Store(h, err)
 	}
-	return err == nil && h.OK, errors.Is(err, syscall.ECONNREFUSED)
+	switch {
+	case err == nil && h.OK:
+		return pollOK
+	case err == nil, errors.Is(err, syscall.ECONNREFUSED):
+		return pollBad
+	default:
+		return pollSlow
+	}
 }
 
 // waitHealthy polls /health with backoff until 200. False when ctx ended.
 func (s *Supervisor) waitHealthy(ctx context.Context) bool {
-	wait := 100 * time.Millisecond
+	b := backoff.Doubling{Min: 100 * time.Millisecond, Max: s.WaitMax}
 	for {
-		if ok, _ := s.check(ctx); ok {
+		if s.check(ctx) == pollOK {
 			return true
 		}
-		if !sleep(ctx, wait) {
+		if !s.Sleep(ctx, b.Next()) {
 			return false
 		}
-		wait = min(wait*2, s.WaitMax)
 	}
 }
 
-// watch polls /health until the broker goes away (connection refused, or GoneAfter
-// failed polls in a row — non-200 or no answer in time: a shutting-down broker
-// says SHUTTING_DOWN first).
-// False when ctx ended.
-func (s *Supervisor) watch(ctx context.Context) bool {
+// watch polls the broker until it goes away and says why: GoneAfter refused or
+// non-200 polls in a row (a shutting-down broker says SHUTTING_DOWN first), or a
+// changed /start-time. A slow /health neither counts nor clears the count: a
+// broker busy with the warmup's own probes answers late, and is still there.
+// "" when ctx ended.
+func (s *Supervisor) watch(ctx context.Context, lt *lifetime) string {
 	bad := 0
 	for {
-		if !sleep(ctx, s.PollEvery) {
-			return false
+		if !s.Sleep(ctx, s.PollEvery) {
+			return ""
 		}
-		ok, refused := s.check(ctx)
-		switch {
-		case ok:
+		switch s.check(ctx) {
+		case pollOK:
 			bad = 0
-		case refused:
-			return true
-		default:
-			if bad++; bad >= s.GoneAfter {
-				return true
+			if why := s.restarted(ctx, lt); why != "" {
+				return why
 			}
+		case pollBad:
+			if bad++; bad >= s.GoneAfter {
+				return fmt.Sprintf("/health refused or not 200 on %d polls in a row", bad)
+			}
+		case pollSlow:
 		}
-	}
-}
-
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
+		if ctx.Err() != nil {
+			return ""
+		}
 	}
 }

@@ -20,9 +20,9 @@ func (s *Supervisor) Once(ctx, waitCtx context.Context) (prober.Report, error) {
 	if !s.Opts.Enabled {
 		return prober.Report{Outcome: prober.OutcomeWarm}, nil
 	}
-	rep, gone := s.warmOnce(ctx)
-	if gone {
-		return rep, errBrokerGone
+	end := s.warmOnce(ctx, s.converged(ctx, nil))
+	if end.why != "" {
+		return end.rep, end.rep.Err
 	}
-	return rep, ctx.Err()
+	return end.rep, ctx.Err()
 }

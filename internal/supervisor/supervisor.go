@@ -2,7 +2,9 @@
 // warm it, open the gate, watch the broker, and re-arm when it restarts.
 //
 // Failure policy: the gate always opens by the budget, unless fail-closed is
-// asked for; then further runs follow until one reaches the floor.
+// asked for; then further runs follow, with a growing pause between them, until
+// one reaches the floor. The budget counts once per broker process: only a
+// restart starts a new one, and a slow /health is never taken for a restart.
 package supervisor
 
 import (
@@ -10,6 +12,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/backoff"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/gatehttp"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/pinot"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober"
@@ -20,6 +23,13 @@ type Broker interface {
 	prober.Broker
 	prober.Catalog
 	Health(ctx context.Context) (pinot.Health, error)
+}
+
+// StartTimer is the optional part of a Broker that tells a restart for certain:
+// the broker process's start instant ("" with no error: the broker cannot say).
+// *pinot.Client satisfies it (GET /start-time, Pinot 1.x).
+type StartTimer interface {
+	StartTime(ctx context.Context) (string, error)
 }
 
 // Options are the policy knobs (from WARMUP_*).
@@ -41,18 +51,26 @@ type Supervisor struct {
 	Metrics *gatehttp.Metrics
 	Log     *slog.Logger
 	Now     func() time.Time
+	// Sleep waits within ctx (false when ctx ended first); nil: backoff.Sleep.
+	Sleep func(ctx context.Context, d time.Duration) bool
 
 	// Timing of the health loops; zero values take the defaults below.
 	PollEvery     time.Duration // watch interval once warm (default 1s)
 	WaitMax       time.Duration // longest wait between /health polls while waiting (default 2s)
-	GoneAfter     int           // consecutive non-200 polls that mean the broker went away (default 3)
+	GoneAfter     int           // refused or non-200 polls in a row that mean the broker went away (default 3)
 	ProgressEvery time.Duration // progress log interval while warming (default 2s)
-	HealthTimeout time.Duration // per /health call (default 1s)
+	HealthTimeout time.Duration // per /health or /start-time call (default 1s)
+	// Pause between fail-closed runs that did not warm: RerunMin doubling to
+	// RerunMax (defaults 1s, 30s). A failure that repeats is logged once per RerunMax.
+	RerunMin, RerunMax time.Duration
 }
 
 func (s *Supervisor) defaults() {
 	if s.Now == nil {
 		s.Now = time.Now
+	}
+	if s.Sleep == nil {
+		s.Sleep = backoff.Sleep
 	}
 	if s.PollEvery == 0 {
 		s.PollEvery = time.Second
@@ -69,6 +87,12 @@ func (s *Supervisor) defaults() {
 	if s.HealthTimeout == 0 {
 		s.HealthTimeout = time.Second
 	}
+	if s.RerunMin == 0 {
+		s.RerunMin = time.Second
+	}
+	if s.RerunMax == 0 {
+		s.RerunMax = 30 * time.Second
+	}
 }
 
 // Run serves the life cycle until ctx ends. It returns nil on a clean stop.
@@ -77,24 +101,32 @@ func (s *Supervisor) Run(ctx context.Context) error {
 	// The gate starts in this phase, so phase() would not log it: say it once.
 	s.Log.Info("phase", "phase", string(gatehttp.PhaseWaiting), "reason", s.Gate.Reason())
 	warmedOnce := false
+	var lt *lifetime
 	for ctx.Err() == nil {
 		s.phase(gatehttp.PhaseWaiting, "waiting for the broker's /health to answer 200")
 		s.Gate.Close()
 		if !s.waitHealthy(ctx) {
 			return nil
 		}
-		if !s.Opts.Enabled || (warmedOnce && !s.Opts.Rearm) {
+		lt = s.converged(ctx, lt)
+		switch {
+		case lt.opened:
 			s.Gate.Open()
+			s.phase(gatehttp.PhaseWarm, "broker back with the same start time: not a restart, still warm")
+		case !s.Opts.Enabled || (warmedOnce && !s.Opts.Rearm):
+			s.Gate.Open()
+			lt.opened = true
 			s.phase(gatehttp.PhaseWarm, passReason(s.Opts.Enabled))
-		} else if !s.warmUntilOpen(ctx) {
+		case !s.warmUntilOpen(ctx, lt):
 			continue // broker went away mid-warmup, or ctx ended
-		} else {
+		default:
 			warmedOnce = true
 		}
-		if !s.watch(ctx) {
+		why := s.watch(ctx, lt)
+		if why == "" {
 			return nil
 		}
-		s.Log.Warn("broker went away: readiness withdrawn", "rearm", s.Opts.Rearm && s.Opts.Enabled)
+		s.Log.Warn("broker went away: readiness withdrawn", "why", why, "rearm", s.Opts.Rearm && s.Opts.Enabled)
 	}
 	return nil
 }
@@ -104,24 +136,6 @@ func passReason(enabled bool) string {
 		return "warmup disabled (WARMUP_ENABLED=false): ready follows the broker's /health"
 	}
 	return "broker back; re-arm disabled (WARMUP_REARM=false): ready follows the broker's /health"
-}
-
-// warmUntilOpen runs warmups until the gate may open: one run when fail-open; runs
-// until warm when fail-closed. False when the broker went away or ctx ended.
-func (s *Supervisor) warmUntilOpen(ctx context.Context) bool {
-	for {
-		rep, gone := s.warmOnce(ctx)
-		if gone || ctx.Err() != nil {
-			return false
-		}
-		if rep.Outcome == prober.OutcomeWarm || !s.Opts.FailClosed {
-			s.Gate.Open()
-			s.phase(gatehttp.PhaseWarm, "warmup finished: "+string(rep.Outcome))
-			return true
-		}
-		s.Log.Warn("broker not warm and WARMUP_FAIL_CLOSED=true: readiness stays withdrawn, warming again",
-			"outcome", rep.Outcome, "probes_succeeded", rep.Succeeded, "floor", s.Opts.Settings.MinIterations)
-	}
 }
 
 func (s *Supervisor) phase(p gatehttp.Phase, reason string) {

@@ -2,10 +2,13 @@ package supervisor
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -13,6 +16,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/warmup-sidecar/warmup-sidecar/internal/fakepinot"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/backoff"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/gatehttp"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/pinot"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober"
@@ -107,6 +111,17 @@ func waitFor(t *testing.T, d time.Duration, what string, cond func() bool) time.
 	return 0
 }
 
+// countSleeps counts the supervisor's waits: each follows one turn of its loops
+// (while waiting for the broker, one /health poll).
+func countSleeps(s *Supervisor) *atomic.Int64 {
+	var n atomic.Int64
+	s.Sleep = func(ctx context.Context, d time.Duration) bool {
+		n.Add(1)
+		return backoff.Sleep(ctx, d)
+	}
+	return &n
+}
+
 func (h *harness) runs(outcome prober.Outcome) float64 {
 	return testutil.ToFloat64(h.m.Runs.WithLabelValues(string(outcome)))
 }
@@ -115,8 +130,9 @@ func TestReadyOnlyAfterFloor(t *testing.T) {
 	h := newHarness(t, Options{Enabled: true, Budget: 10 * time.Second, Rearm: true, Settings: prober.Settings{MinIterations: 200}})
 	h.broker.SetStatus("STARTING")
 	h.broker.SetDelay(2 * time.Millisecond)
+	polls := countSleeps(h.sup)
 	h.start(t)
-	time.Sleep(300 * time.Millisecond)
+	waitFor(t, 5*time.Second, "three /health polls answered STARTING", func() bool { return polls.Load() >= 3 })
 	if h.sup.Gate.IsOpen() || h.sup.Gate.Phase() != gatehttp.PhaseWaiting || h.broker.Queries() != 0 {
 		t.Fatalf("before broker GOOD: open=%v phase=%s queries=%d", h.sup.Gate.IsOpen(), h.sup.Gate.Phase(), h.broker.Queries())
 	}
@@ -167,10 +183,28 @@ func TestFailClosedStaysClosedAndKeepsWarming(t *testing.T) {
 	}
 }
 
+// TestFailClosedOpensOnceWarm: the first run cannot warm (every probe a 427) and
+// fail-closed keeps the gate shut through its outcome; once probes succeed, the
+// next run reaches the floor and opens it.
 func TestFailClosedOpensOnceWarm(t *testing.T) {
-	h := newHarness(t, Options{Enabled: true, Budget: 5 * time.Second, FailClosed: true, Rearm: true, Settings: prober.Settings{MinIterations: 20}})
+	h := newHarness(t, Options{Enabled: true, Budget: 300 * time.Millisecond, FailClosed: true, Rearm: true, Settings: prober.Settings{MinIterations: 20}})
+	h.broker.SetAnswer(func(string) (int, string) {
+		return 200, fakepinot.Error(427, "ServerNotRespondingError", "1 servers [Server_1] not responded")
+	})
 	h.start(t)
+	// Fail-open would open the gate right after the first run; fail-closed starts a second.
+	waitFor(t, 5*time.Second, "a second run or an open gate", func() bool {
+		return h.sup.Gate.IsOpen() || h.sup.Board.Snapshot(h.sup.Gate).Run >= 2
+	})
+	if h.sup.Gate.IsOpen() || h.runs(prober.OutcomeBudgetExpired) < 1 {
+		t.Fatalf("after an unwarm run: open=%v, runs{budget_expired}=%v; want closed after one expired run",
+			h.sup.Gate.IsOpen(), h.runs(prober.OutcomeBudgetExpired))
+	}
+	h.broker.SetAnswer(nil)
 	waitFor(t, 5*time.Second, "gate open", h.sup.Gate.IsOpen)
+	if h.runs(prober.OutcomeWarm) != 1 {
+		t.Fatalf("gate open with runs{warm} = %v", h.runs(prober.OutcomeWarm))
+	}
 }
 
 func TestRearmAfterBrokerRestart(t *testing.T) {
@@ -208,12 +242,47 @@ func TestNoRearmReopensWithoutProbes(t *testing.T) {
 	}
 }
 
+// TestBrokerShuttingDownIsGoneAfterThreePolls: two SHUTTING_DOWN answers leave a
+// warm gate open; the third withdraws it. The third answer is held until the test
+// has looked at the gate, so the count is exact.
 func TestBrokerShuttingDownIsGoneAfterThreePolls(t *testing.T) {
-	h := newHarness(t, Options{Enabled: true, Budget: 5 * time.Second, Rearm: true, Settings: prober.Settings{MinIterations: 10}})
-	h.start(t)
-	waitFor(t, 5*time.Second, "warm", h.sup.Gate.IsOpen)
-	h.broker.SetStatus("SHUTTING_DOWN")
-	waitFor(t, 2*time.Second, "gate closed", func() bool { return !h.sup.Gate.IsOpen() })
+	fb := newFaultBroker(t)
+	var shutting atomic.Bool
+	var polls atomic.Int64
+	third, resume := make(chan struct{}), make(chan struct{})
+	fb.set(func(fb *faultBroker) {
+		fb.health = func(w http.ResponseWriter) {
+			if !shutting.Load() {
+				fmt.Fprint(w, "OK")
+				return
+			}
+			if polls.Add(1) == 3 {
+				close(third)
+				<-resume
+			}
+			w.WriteHeader(503)
+			fmt.Fprint(w, "Pinot broker status is SHUTTING_DOWN")
+		}
+	})
+	fs := newFaultSup(t, fb.srv.URL, fb.srv.URL, Options{Enabled: true, Budget: 5 * time.Second, Rearm: true,
+		Settings: prober.Settings{MinIterations: 10, Concurrency: 2, MaxTables: 5, ProbeTimeout: time.Second}}, nil)
+	fs.sup.HealthTimeout = time.Minute // the held answer is not a timeout
+	fs.run(t)
+	waitFor(t, 5*time.Second, "warm", fs.sup.Gate.IsOpen)
+	shutting.Store(true)
+	select {
+	case <-third:
+	case <-time.After(5 * time.Second):
+		t.Fatalf("no third /health poll; %d SHUTTING_DOWN answers", polls.Load())
+	}
+	open := fs.sup.Gate.IsOpen()
+	close(resume)
+	if !open {
+		t.Fatal("gate withdrawn after two SHUTTING_DOWN polls, want three")
+	}
+	waitFor(t, 2*time.Second, "gate closed after the third", func() bool { return !fs.sup.Gate.IsOpen() })
+	fs.stop(t)
+	fb.srv.Close()
 }
 
 func TestBrokerDiesMidWarmupRestartsTheCycle(t *testing.T) {
@@ -230,8 +299,9 @@ func TestBrokerDiesMidWarmupRestartsTheCycle(t *testing.T) {
 func TestDisabledIsPassThrough(t *testing.T) {
 	h := newHarness(t, Options{Enabled: false, Budget: 5 * time.Second, Rearm: true, Settings: prober.Settings{MinIterations: 1000}})
 	h.broker.SetStatus("STARTING")
+	polls := countSleeps(h.sup)
 	h.start(t)
-	time.Sleep(200 * time.Millisecond)
+	waitFor(t, 5*time.Second, "two /health polls answered STARTING", func() bool { return polls.Load() >= 2 })
 	if h.sup.Gate.IsOpen() {
 		t.Fatal("disabled gate open before broker healthy")
 	}

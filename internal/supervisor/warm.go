@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strconv"
 	"time"
 
@@ -15,15 +16,24 @@ import (
 
 var errBrokerGone = errors.New("broker went away during warmup")
 
-// warmOnce runs one warmup from now (the broker just answered 200: convergence),
-// with a progress logger and a health watch beside it. gone reports that the
-// broker went away mid-run; the run was then cut short.
-func (s *Supervisor) warmOnce(ctx context.Context) (rep prober.Report, gone bool) {
+// runEnd is how one warmup run ended.
+type runEnd struct {
+	rep prober.Report
+	// why the broker went away mid-run, cutting it short ("" when it did not).
+	why string
+	// level the outcome was logged at: a failure repeated within RerunMax is quiet.
+	level slog.Level
+}
+
+// warmOnce runs one warmup against lt's deadline, with a progress logger and a
+// health watch beside it.
+func (s *Supervisor) warmOnce(ctx context.Context, lt *lifetime) runEnd {
 	start := s.Now()
-	deadline := start.Add(s.Opts.Budget)
+	deadline := s.runDeadline(lt, start)
 	s.Board.StartRun(start, deadline)
 	s.Gate.Close()
-	s.phase(gatehttp.PhaseWarming, fmt.Sprintf("floor %d successful probes, budget %s", s.Opts.Settings.MinIterations, s.Opts.Budget))
+	s.phase(gatehttp.PhaseWarming, fmt.Sprintf("floor %d successful probes, budget %s",
+		s.Opts.Settings.MinIterations, max(0, deadline.Sub(start)).Round(time.Millisecond)))
 
 	settings := s.Opts.Settings
 	settings.RunID = strconv.FormatInt(start.UnixMilli(), 36)
@@ -35,34 +45,73 @@ func (s *Supervisor) warmOnce(ctx context.Context) (rep prober.Report, gone bool
 		Quotas:   quotas,
 		Now:      s.Now,
 	}
-	runCtx, cancelRun := context.WithCancel(ctx)
-	defer cancelRun()
-	g, gctx := errgroup.WithContext(runCtx)
-	g.Go(func() error {
-		rep = p.Run(gctx, deadline)
-		cancelRun() // stops the helpers below
-		return nil
+	var end runEnd
+	end.why = s.watching(ctx, lt, func(ctx context.Context) {
+		pctx, stop := context.WithCancel(ctx)
+		var g errgroup.Group
+		g.Go(func() error { s.progress(pctx, deadline); return nil })
+		end.rep = p.Run(ctx, deadline)
+		stop()
+		_ = g.Wait()
 	})
+	if ctx.Err() != nil {
+		return runEnd{rep: end.rep} // stopping: not a run outcome
+	}
+	if end.why != "" {
+		end.rep.Outcome, end.rep.Err = prober.OutcomeFailed, fmt.Errorf("%w (%s)", errBrokerGone, end.why)
+	}
+	end.level = s.level(lt, end.rep)
+	s.finish(end, start)
+	return end
+}
+
+// runDeadline is the lifetime's deadline. A fail-closed rerun after it passed
+// gets a budget of its own: fail-closed never opens by the budget, so the runs
+// that follow still each need room to reach the floor.
+func (s *Supervisor) runDeadline(lt *lifetime, now time.Time) time.Time {
+	if s.Opts.FailClosed && !now.Before(lt.deadline) {
+		return now.Add(s.Opts.Budget)
+	}
+	return lt.deadline
+}
+
+// watching runs fn with a health watch beside it until fn returns, and says why
+// the broker went away if the watch saw it first (fn's ctx is then cancelled).
+func (s *Supervisor) watching(ctx context.Context, lt *lifetime, fn func(ctx context.Context)) (why string) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var g errgroup.Group
+	g.Go(func() error { fn(ctx); cancel(); return nil })
 	g.Go(func() error {
-		if s.watch(gctx) {
-			return errBrokerGone
+		if why = s.watch(ctx, lt); why != "" {
+			cancel()
 		}
 		return nil
 	})
-	g.Go(func() error { s.progress(gctx, deadline); return nil })
-	gone = errors.Is(g.Wait(), errBrokerGone)
-	if ctx.Err() != nil {
-		return rep, false // stopping: not a run outcome
+	_ = g.Wait()
+	return why
+}
+
+// level is the log level of a run's outcome: Info when warm; Warn for a failure
+// the first time, when it changes, and once per RerunMax; Debug for the same
+// failure again within that interval.
+func (s *Supervisor) level(lt *lifetime, rep prober.Report) slog.Level {
+	if rep.Outcome == prober.OutcomeWarm {
+		return slog.LevelInfo
 	}
-	if gone {
-		rep.Outcome, rep.Err = prober.OutcomeFailed, errBrokerGone
+	key := string(rep.Outcome)
+	if rep.Err != nil {
+		key += ": " + rep.Err.Error()
 	}
-	s.finish(rep, start)
-	return rep, gone
+	if lt.repeats.loud(s.Now(), key) {
+		return slog.LevelWarn
+	}
+	return slog.LevelDebug
 }
 
 // finish records and logs a run's outcome.
-func (s *Supervisor) finish(rep prober.Report, start time.Time) {
+func (s *Supervisor) finish(end runEnd, start time.Time) {
+	rep := end.rep
 	dur := s.Now().Sub(start)
 	s.Metrics.Runs.WithLabelValues(string(rep.Outcome)).Inc()
 	s.Metrics.Duration.Set(dur.Seconds())
@@ -81,11 +130,7 @@ func (s *Supervisor) finish(rep prober.Report, start time.Time) {
 	if rep.Err != nil {
 		attrs = append(attrs, "error", rep.Err.Error())
 	}
-	if rep.Outcome == prober.OutcomeWarm {
-		s.Log.Info("warmup finished", attrs...)
-	} else {
-		s.Log.Warn("warmup finished", attrs...)
-	}
+	s.Log.Log(context.Background(), end.level, "warmup finished", attrs...)
 }
 
 // progress logs the run's figures every ProgressEvery until ctx ends.

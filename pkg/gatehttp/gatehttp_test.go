@@ -28,12 +28,13 @@ type fixture struct {
 	board   *StatusBoard
 	healthy atomic.Bool
 	checks  atomic.Int64
+	clock   *fakeClock // the broker-health cache's clock
 	srv     *httptest.Server
 }
 
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
-	f := &fixture{reg: prometheus.NewRegistry()}
+	f := &fixture{reg: prometheus.NewRegistry(), clock: newFakeClock()}
 	m, err := NewMetrics(f.reg)
 	if err != nil {
 		t.Fatal(err)
@@ -49,7 +50,7 @@ func newFixture(t *testing.T) *fixture {
 			}
 			return pinot.Health{Status: 503, Body: "Pinot broker status is STARTING"}, nil
 		},
-		MaxAge: time.Second, Timeout: time.Second, Now: time.Now,
+		MaxAge: time.Second, Timeout: time.Second, Now: f.clock.Now,
 	}
 	f.srv = httptest.NewServer((&Handlers{Gate: f.gate, Board: f.board, Health: h, Gatherer: f.reg}).Mux())
 	t.Cleanup(f.srv.Close)
@@ -123,7 +124,7 @@ func TestReadyzNeedsOpenGateAndHealthyBroker(t *testing.T) {
 		t.Fatalf("open gate, unhealthy broker: %d %q, want 503 with the broker's reason", code, body)
 	}
 	f.healthy.Store(true)
-	time.Sleep(1100 * time.Millisecond) // let the cached unhealthy answer age out
+	f.clock.Advance(time.Second) // let the cached unhealthy answer age out
 	if code, body = get(t, f.srv.URL+"/readyz"); code != 200 {
 		t.Fatalf("open gate, healthy broker: %d %q", code, body)
 	}
@@ -211,5 +212,24 @@ func TestRecorderFeedsStatusAndMetrics(t *testing.T) {
 	}
 	if v := testutil.ToFloat64(f.m.uncovered.WithLabelValues()); v != 1 {
 		t.Errorf("uncovered = %v", v)
+	}
+}
+
+// Stop is final: a supervisor winding down can neither reopen the gate nor move
+// it out of phase stopping.
+func TestGateStopIsFinal(t *testing.T) {
+	f := newFixture(t)
+	f.gate.Open()
+	f.gate.Stop("stopping: SIGTERM")
+	f.gate.Open()
+	f.gate.SetPhase(PhaseWarm, "warm")
+	if f.gate.IsOpen() || f.gate.Phase() != PhaseStopping {
+		t.Fatalf("after Stop: open=%v phase=%s", f.gate.IsOpen(), f.gate.Phase())
+	}
+	if v := testutil.ToFloat64(f.m.Warm); v != 0 {
+		t.Errorf("broker_warm = %v after Stop", v)
+	}
+	if code, body := get(t, f.srv.URL+"/readyz"); code != 503 || !strings.Contains(body, "stopping") {
+		t.Errorf("/readyz after Stop: %d %q", code, body)
 	}
 }

@@ -2,9 +2,12 @@ package gatehttp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
+
+	"golang.org/x/sync/singleflight"
 
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/pinot"
 )
@@ -12,47 +15,81 @@ import (
 // BrokerHealth answers "is the broker's /health 200?" from a value at most MaxAge
 // old, checking live (with Timeout) when the value is older. Readiness checks at
 // thousands per second therefore cost the broker at most one /health a second.
+//
+// Callers arriving while a check is in flight share it. The check is bound by
+// Timeout, not by any caller's context: a caller that gives up leaves at once and
+// cannot cut or spoil the answer the others wait for. A context error (a check
+// that ran out of time) is returned to the callers of that check, never cached.
 type BrokerHealth struct {
 	Check   func(ctx context.Context) (pinot.Health, error)
 	MaxAge  time.Duration
 	Timeout time.Duration
 	Now     func() time.Time
 
-	mu     sync.Mutex
-	at     time.Time
+	flight singleflight.Group
+
+	mu   sync.Mutex
+	at   time.Time
+	last verdict
+}
+
+// verdict is one judged /health answer.
+type verdict struct {
 	ok     bool
 	reason string
 }
 
 // Get returns whether the broker is healthy and, if not, why.
 func (h *BrokerHealth) Get(ctx context.Context) (bool, string) {
+	if v, fresh := h.cached(); fresh {
+		return v.ok, v.reason
+	}
+	// The shared check's goroutine lives at most Timeout.
+	ch := h.flight.DoChan("health", func() (any, error) { return h.checkNow(), nil })
+	select {
+	case r := <-ch:
+		v := r.Val.(verdict)
+		return v.ok, v.reason
+	case <-ctx.Done():
+		return false, "readiness request ended before the broker's /health answered: " + ctx.Err().Error()
+	}
+}
+
+func (h *BrokerHealth) cached() (verdict, bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if !h.at.IsZero() && h.Now().Sub(h.at) < h.MaxAge {
-		return h.ok, h.reason
-	}
-	cctx, cancel := context.WithTimeout(ctx, h.Timeout)
+	return h.last, !h.at.IsZero() && h.Now().Sub(h.at) < h.MaxAge
+}
+
+func (h *BrokerHealth) checkNow() verdict {
+	ctx, cancel := context.WithTimeout(context.Background(), h.Timeout)
 	defer cancel()
-	hl, err := h.Check(cctx)
-	h.store(hl, err)
-	return h.ok, h.reason
+	hl, err := h.Check(ctx)
+	return h.store(hl, err)
 }
 
 // Store records a check made elsewhere (the supervisor's watch loop).
-func (h *BrokerHealth) Store(hl pinot.Health, err error) {
+func (h *BrokerHealth) Store(hl pinot.Health, err error) { h.store(hl, err) }
+
+// store judges an answer and caches it unless it is a context error.
+func (h *BrokerHealth) store(hl pinot.Health, err error) verdict {
+	v := judge(hl, err)
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return v
+	}
 	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.store(hl, err)
+	h.at, h.last = h.Now(), v
+	h.mu.Unlock()
+	return v
 }
 
-func (h *BrokerHealth) store(hl pinot.Health, err error) {
-	h.at = h.Now()
+func judge(hl pinot.Health, err error) verdict {
 	switch {
 	case err != nil:
-		h.ok, h.reason = false, "broker unreachable: "+err.Error()
+		return verdict{false, "broker unreachable: " + err.Error()}
 	case !hl.OK:
-		h.ok, h.reason = false, fmt.Sprintf("broker /health answered HTTP %d: %s", hl.Status, hl.Body)
+		return verdict{false, fmt.Sprintf("broker /health answered HTTP %d: %s", hl.Status, hl.Body)}
 	default:
-		h.ok, h.reason = true, ""
+		return verdict{true, ""}
 	}
 }

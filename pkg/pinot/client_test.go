@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -90,8 +91,33 @@ func TestHealthConnectionRefusedIsAnError(t *testing.T) {
 	if !strings.HasPrefix(err.Error(), "checking broker health: ") {
 		t.Errorf("error %q does not say what was being done", err)
 	}
+	// The supervisor tells a broker that is gone from a slow one by this.
+	if !errors.Is(err, syscall.ECONNREFUSED) {
+		t.Errorf("error %q does not unwrap to ECONNREFUSED", err)
+	}
 	if h.OK {
 		t.Error("refused connection reported OK")
+	}
+}
+
+// A /health slower than the caller's deadline is an error, but not a refused
+// connection: the broker is there, only slow.
+func TestHealthTimeoutIsNotRefused(t *testing.T) {
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	defer srv.Close()
+	defer close(release)
+	c := newClient(t, Options{BrokerURL: srv.URL})
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	_, err := c.Health(ctx)
+	if err == nil || errors.Is(err, syscall.ECONNREFUSED) || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("slow /health: error %v; want a deadline error that is not ECONNREFUSED", err)
 	}
 }
 

@@ -7,7 +7,9 @@ import (
 	"time"
 
 	"golang.org/x/sync/errgroup"
+	"golang.org/x/time/rate"
 
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/backoff"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/selector"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/sqltext"
 )
@@ -42,34 +44,24 @@ const QuotaShare = 0.8
 const quotaLookupTimeout = time.Second
 
 // pacer spaces probes so no table receives more than QuotaShare of its per-broker
-// quota. A probe draws one slot from the bucket of every table it names; a table
-// without a known quota has no bucket and is never held back.
+// quota. A probe draws one token from the limiter of every table it names; a
+// table without a known quota has no limiter and is never held back. Limiters
+// hold a burst of one, as the probes' spacing, not their average, is what a
+// freshly restarted broker's limiter (no stored permits) judges.
 type pacer struct {
 	now func() time.Time
 
 	mu      sync.Mutex
-	buckets map[string]*bucket      // typed table → bucket
-	of      map[string][]*bucket    // sql → the buckets it draws on
-	tables  map[string][]string     // sql → typed tables it names
-	ok      map[string]*okCounter   // typed table → recent successes
-	learned map[string]*learnedPace // typed table → its pace, learned from 429s
+	limits  map[string]*rate.Limiter // typed table → its pace
+	tables  map[string][]string      // sql → typed tables it names
+	ok      map[string]*okCounter    // typed table → recent successes
+	learned map[string]time.Time     // typed table → when its learned pace last changed
 	start   time.Time
 }
 
-// bucket is a rate limiter with a burst of one (GCRA): next is when its next slot
-// falls due.
-type bucket struct {
-	every time.Duration
-	next  time.Time
-}
-
-// due is when a bucket's (k+1)-th slot from now falls due.
-func (b *bucket) due(now time.Time, k int) time.Time {
-	t := b.next
-	if t.Before(now) {
-		t = now
-	}
-	return t.Add(time.Duration(k) * b.every)
+func newPacer(now func() time.Time, tables map[string][]string) *pacer {
+	return &pacer{now: now, limits: map[string]*rate.Limiter{}, tables: tables,
+		ok: map[string]*okCounter{}, learned: map[string]time.Time{}, start: now()}
 }
 
 // pacing looks up the quota of every table the plan probes and builds the run's
@@ -96,20 +88,12 @@ func (r *run) pacing(ctx context.Context, plan Plan) *pacer {
 	if r.p.Quotas != nil {
 		quotas = r.lookupQuotas(ctx, names)
 	}
-	p := &pacer{now: r.now, buckets: map[string]*bucket{}, of: map[string][]*bucket{},
-		tables: tablesOf, ok: map[string]*okCounter{}, learned: map[string]*learnedPace{}, start: r.now()}
+	p := newPacer(r.now, tablesOf)
 	for t, qps := range quotas {
-		rate := qps * QuotaShare
-		p.buckets[t] = &bucket{every: time.Duration(float64(time.Second) / rate)}
+		pace := qps * QuotaShare
+		p.limits[t] = rate.NewLimiter(rate.Limit(pace), 1)
 		if o, ok := r.p.Observer.(PaceObserver); ok {
-			o.Paced(t, qps, rate)
-		}
-	}
-	for sql, ts := range tablesOf {
-		for _, t := range ts {
-			if b := p.buckets[t]; b != nil {
-				p.of[sql] = append(p.of[sql], b)
-			}
+			o.Paced(t, qps, pace)
 		}
 	}
 	return p
@@ -145,47 +129,79 @@ func (p *pacer) pick(rot *selector.Rotation, n, span int) ([]string, time.Durati
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	now := p.now()
-	used := map[*bucket]int{}
+	used := map[*rate.Limiter]int{}
 	var out []string
 	wait := time.Duration(-1)
 	for pulls := 0; len(out) < n && pulls < n+span; pulls++ {
 		q := rot.Batch(1)[0]
-		at := now
-		for _, b := range p.of[q] {
-			if d := b.due(now, used[b]); d.After(at) {
-				at = d
+		var hold time.Duration
+		for _, t := range p.tables[q] {
+			if l := p.limits[t]; l != nil {
+				hold = max(hold, untilTokens(l, now, used[l]+1))
 			}
 		}
-		if at.After(now) {
-			if w := at.Sub(now); wait < 0 || w < wait {
-				wait = w
+		if hold > 0 {
+			if wait < 0 || hold < wait {
+				wait = hold
 			}
 			continue
 		}
-		for _, b := range p.of[q] {
-			used[b]++
+		for _, t := range p.tables[q] {
+			if l := p.limits[t]; l != nil {
+				used[l]++
+			}
 		}
 		out = append(out, q)
 	}
 	return out, max(wait, 0)
 }
 
-// reserve takes the next slot of every bucket sql draws on and says how long to
-// wait for it (0: go now).
-func (p *pacer) reserve(sql string) time.Duration {
+// untilTokens is how long from now until l has given n more tokens than it holds.
+func untilTokens(l *rate.Limiter, now time.Time, n int) time.Duration {
+	missing := float64(n) - l.TokensAt(now)
+	if missing <= 0 {
+		return 0
+	}
+	// A tiny quota puts the slot beyond what a Duration holds: never, in practice.
+	ns := missing / float64(l.Limit()) * float64(time.Second)
+	if ns >= float64(rate.InfDuration) {
+		return rate.InfDuration
+	}
+	return time.Duration(ns)
+}
+
+// reserve takes the next slot of every limiter sql draws on and says how long to
+// wait for it (0: go now); the slots can be given back for a probe not sent.
+func (p *pacer) reserve(sql string) (time.Duration, slots) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	now := p.now()
-	at := now
-	for _, b := range p.of[sql] {
-		if d := b.due(now, 0); d.After(at) {
-			at = d
+	var wait time.Duration
+	var taken slots
+	for _, t := range p.tables[sql] {
+		l := p.limits[t]
+		if l == nil {
+			continue
 		}
+		r := l.ReserveN(now, 1)
+		if !r.OK() {
+			wait = rate.InfDuration
+			continue
+		}
+		taken = append(taken, r)
+		wait = max(wait, r.DelayFrom(now))
 	}
-	for _, b := range p.of[sql] {
-		b.next = at.Add(b.every)
+	return wait, taken
+}
+
+// slots are the reservations one probe holds.
+type slots []*rate.Reservation
+
+// giveBack returns the slots of a probe that is not sent.
+func (s slots) giveBack(now time.Time) {
+	for _, r := range s {
+		r.CancelAt(now)
 	}
-	return at.Sub(now)
 }
 
 // batch is the next round of the default probe: the rotation's next legs, or,
@@ -196,40 +212,28 @@ func (r *run) batch(ctx context.Context, rot *selector.Rotation, span int) []str
 	}
 	for {
 		b, wait := r.pace.pick(rot, r.s.Concurrency, span)
-		if len(b) > 0 || !sleepCtx(ctx, wait) {
+		if len(b) > 0 || !backoff.Sleep(ctx, wait) {
 			return b
 		}
 	}
 }
 
 // admit holds a probe until its tables' quota has room. False when the wait would
-// outlast ctx or the deadline: the probe is then not sent (and not counted).
+// outlast ctx or the deadline: the probe is then not sent (and not counted), and
+// its slots are given back.
 func (r *run) admit(ctx context.Context, sql string) bool {
 	if r.pace == nil {
 		return true
 	}
-	wait := r.pace.reserve(sql)
+	wait, taken := r.pace.reserve(sql)
 	if wait <= 0 {
 		return true
 	}
-	if r.now().Add(wait).After(r.deadline) {
+	if wait > r.deadline.Sub(r.now()) || !backoff.Sleep(ctx, wait) {
+		taken.giveBack(r.now())
 		return false
 	}
-	return sleepCtx(ctx, wait)
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) bool {
-	if d <= 0 {
-		return ctx.Err() == nil
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
-	}
+	return true
 }
 
 // TypedCandidates maps table names to the typed names whose quota applies: a typed

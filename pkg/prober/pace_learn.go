@@ -3,6 +3,8 @@ package prober
 import (
 	"time"
 
+	"golang.org/x/time/rate"
+
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/pinot"
 )
 
@@ -24,21 +26,20 @@ const (
 	raiseEvery = 250 * time.Millisecond
 	// minLearnedRate keeps a learned pace from stopping a table altogether.
 	minLearnedRate = 1.0
+	// maxLearnedRate caps the raises: a pace raised clean after clean must still
+	// be a pace, one a later refusal can cut, not "no limit at all".
+	maxLearnedRate = 10_000.0
 )
-
-// learnedPace remembers when a learned pace last changed.
-type learnedPace struct {
-	changed time.Time
-}
 
 // observe feeds one probe answer to the pacer. changed reports a table whose
 // pace was just learned, with the admitted rate it came from and the rate used.
-func (p *pacer) observe(sql string, res pinot.Result) (table string, quota, rate float64, changed bool) {
+func (p *pacer) observe(sql string, res pinot.Result) (table string, quota, pace float64, changed bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	now := p.now()
 	for _, t := range p.tables[sql] {
-		b, lp := p.buckets[t], p.learned[t]
+		lim := p.limits[t]
+		at, learned := p.learned[t]
 		switch {
 		case res.Class == pinot.Success:
 			c := p.ok[t]
@@ -47,33 +48,25 @@ func (p *pacer) observe(sql string, res pinot.Result) (table string, quota, rate
 				p.ok[t] = c
 			}
 			c.add(now)
-			if lp != nil && now.Sub(lp.changed) >= raiseEvery {
-				b.every = time.Duration(float64(b.every) / 1.1)
-				lp.changed = now
+			if learned && now.Sub(at) >= raiseEvery {
+				lim.SetLimitAt(now, min(lim.Limit()*1.1, maxLearnedRate))
+				p.learned[t] = now
 			}
 		case !quotaRefusal(res):
-		case b == nil:
+		case lim == nil:
 			admitted := p.admittedRate(t, now)
 			if admitted == 0 {
 				// A refusal before any success (answers of a first burst can come
 				// back in any order) says nothing about the rate: wait for one.
 				continue
 			}
-			rate = max(admitted*QuotaShare, minLearnedRate)
-			b = &bucket{every: time.Duration(float64(time.Second) / rate), next: now}
-			p.buckets[t], p.learned[t] = b, &learnedPace{changed: now}
-			for q, ts := range p.tables {
-				for _, qt := range ts {
-					if qt == t {
-						p.of[q] = append(p.of[q], b)
-					}
-				}
-			}
-			return t, admitted, rate, true
-		case lp != nil && now.Sub(lp.changed) >= raiseEvery:
+			pace = min(max(admitted*QuotaShare, minLearnedRate), maxLearnedRate)
+			p.limits[t], p.learned[t] = rate.NewLimiter(rate.Limit(pace), 1), now
+			return t, admitted, pace, true
+		case learned && now.Sub(at) >= raiseEvery:
 			// Refused on pace (not a straggler sent before the last change): slow down.
-			b.every = min(time.Duration(float64(b.every)*1.25), time.Duration(float64(time.Second)/minLearnedRate))
-			lp.changed = now
+			lim.SetLimitAt(now, max(lim.Limit()/1.25, minLearnedRate))
+			p.learned[t] = now
 		}
 	}
 	return "", 0, 0, false

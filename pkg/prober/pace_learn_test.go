@@ -59,8 +59,7 @@ func TestQuotaRefusalsAreFewWithoutAQuotaEndpoint(t *testing.T) {
 // from them; the first refusal after a success is.
 func TestLearnWaitsForASuccessBeforeLearning(t *testing.T) {
 	now := time.Unix(1000, 0)
-	p := &pacer{now: func() time.Time { return now }, buckets: map[string]*bucket{}, of: map[string][]*bucket{},
-		tables: map[string][]string{"q": {"t_OFFLINE"}}, ok: map[string]*okCounter{}, learned: map[string]*learnedPace{}, start: now}
+	p := newPacer(func() time.Time { return now }, map[string][]string{"q": {"t_OFFLINE"}})
 	refused := pinot.Result{Class: pinot.Transient, ErrorCode: 429}
 	if _, _, _, changed := p.observe("q", refused); changed {
 		t.Fatal("learned a pace from a refusal with no success seen")
@@ -89,5 +88,29 @@ func TestOKCounterForgetsAfterTheWindow(t *testing.T) {
 	}
 	if n := c.count(t0.Add(3 * time.Second)); n != 0 {
 		t.Fatalf("count long after = %d, want 0", n)
+	}
+}
+
+// A learned pace raised clean after clean for minutes must still slow down at
+// the next refusal: the raises never take it to "no pace at all".
+func TestLearnedPaceSlowsAfterLongRaising(t *testing.T) {
+	now := time.Unix(1000, 0)
+	p := newPacer(func() time.Time { return now }, map[string][]string{"q": {"t_OFFLINE"}})
+	refused := pinot.Result{Class: pinot.Transient, ErrorCode: 429}
+	now = now.Add(50 * time.Millisecond)
+	p.observe("q", pinot.Result{Class: pinot.Success})
+	now = now.Add(50 * time.Millisecond)
+	if _, _, _, changed := p.observe("q", refused); !changed {
+		t.Fatal("no pace learned from the first refusal after a success")
+	}
+	for range 400 { // 100 s of clean answers, a raise every raiseEvery
+		now = now.Add(raiseEvery)
+		p.observe("q", pinot.Result{Class: pinot.Success})
+	}
+	now = now.Add(raiseEvery)
+	p.observe("q", refused)
+	p.reserve("q")
+	if wait, _ := p.reserve("q"); wait <= 0 {
+		t.Fatalf("after a refusal two probes still go back to back (wait %s): the learned pace is gone", wait)
 	}
 }

@@ -44,7 +44,9 @@ func (g *guavaLimiter) tryAcquire() bool {
 	g.nextFree = now
 	fromStored := min(1, g.stored)
 	g.stored -= fromStored
-	g.nextFree = now.Add(time.Duration((1 - fromStored) / g.rate * float64(time.Second)))
+	// A tiny rate's next permit is beyond what a Duration holds: a century will do.
+	wait := min((1-fromStored)/g.rate*float64(time.Second), float64(100*365*24*time.Hour))
+	g.nextFree = now.Add(time.Duration(wait))
 	return true
 }
 
@@ -339,10 +341,15 @@ func TestPacingIgnoresQuotaLookupFailures(t *testing.T) {
 func TestPacedRunEndsByItsDeadline(t *testing.T) {
 	noLeaks(t)
 	// A 0.5 QPS quota: the second slot is 2.5s away, past the budget. The run must
-	// not sleep past its deadline waiting for it.
+	// not sleep past its deadline waiting for it. A quota of 1e-11 QPS puts the
+	// second slot beyond what a time.Duration holds: still one probe, not unpaced.
 	routing := map[string]map[string][]string{"t_OFFLINE": {"S1": {"s"}}}
-	for _, custom := range []bool{false, true} {
-		b := newQuotaBroker(t, routing, map[string]float64{"t_OFFLINE": 0.5}, 0)
+	for _, c := range []struct {
+		custom bool
+		quota  float64
+	}{{false, 0.5}, {true, 0.5}, {false, 1e-11}, {true, 1e-11}} {
+		custom := c.custom
+		b := newQuotaBroker(t, routing, map[string]float64{"t_OFFLINE": c.quota}, 0)
 		s := Settings{MinIterations: 100, Concurrency: 4, Tables: []string{"t"}}
 		if custom {
 			s.Queries = []string{`SELECT * FROM t_OFFLINE LIMIT 1`}
@@ -350,11 +357,11 @@ func TestPacedRunEndsByItsDeadline(t *testing.T) {
 		start := time.Now()
 		rep := quotaProber(t, b, s, true).Run(context.Background(), start.Add(700*time.Millisecond))
 		if took := time.Since(start); rep.Outcome != OutcomeBudgetExpired || took > 900*time.Millisecond {
-			t.Errorf("custom=%v: outcome %s after %s, want budget_expired by ~700ms", custom, rep.Outcome, took)
+			t.Errorf("custom=%v quota %v: outcome %s after %s, want budget_expired by ~700ms", custom, c.quota, rep.Outcome, took)
 		}
-		if rep.Succeeded != 1 || rep.Failed != 0 || b.tooMany.Load() != 0 {
-			t.Errorf("custom=%v: %d ok / %d failed / %d × 429; want exactly the one slot the quota allows, nothing counted for unsent probes",
-				custom, rep.Succeeded, rep.Failed, b.tooMany.Load())
+		if rep.Succeeded != 1 || rep.Failed != 0 || b.tooMany.Load() != 0 || b.ok.Load() != 1 {
+			t.Errorf("custom=%v quota %v: %d ok / %d failed / broker %d ok, %d × 429; want exactly the one slot the quota allows, nothing counted for unsent probes",
+				custom, c.quota, rep.Succeeded, rep.Failed, b.ok.Load(), b.tooMany.Load())
 		}
 	}
 }

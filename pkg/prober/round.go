@@ -1,6 +1,10 @@
 package prober
 
-import "context"
+import (
+	"context"
+
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/backoff"
+)
 
 // roundResult is what the pacing decisions need from one round.
 type roundResult struct {
@@ -9,10 +13,10 @@ type roundResult struct {
 
 // settle backs off after a round with no success (everything refused: 401,
 // broker down), so such a broker is not hammered for the whole budget.
-func (r *run) settle(ctx context.Context, res roundResult, fail *backoff) {
+func (r *run) settle(ctx context.Context, res roundResult, fail *backoff.Doubling) {
 	if res.anyOK {
-		fail.reset()
+		fail.Reset()
 	} else {
-		fail.sleep(ctx) // a deadline during the sleep is reported by check()
+		fail.Sleep(ctx) // a deadline during the sleep is reported by check()
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/backoff"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/pinot"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/selector"
 )
@@ -98,7 +99,7 @@ func (r *run) do(ctx context.Context) Report {
 
 // plan retries with backoff until a plan exists or the deadline passes.
 func (r *run) plan(ctx context.Context) (Plan, error) {
-	b := backoff{min: 100 * time.Millisecond, max: 2 * time.Second}
+	b := backoff.Doubling{Min: 100 * time.Millisecond, Max: 2 * time.Second}
 	// cause is the last failure that was not the budget itself: "the controller
 	// answered 503" says more than "context deadline exceeded".
 	var cause error
@@ -114,7 +115,7 @@ func (r *run) plan(ctx context.Context) (Plan, error) {
 			return plan, fmt.Errorf("budget ran out before a plan could be made: %w", cause)
 		}
 		r.p.Observer.PlanRetry(err)
-		if !b.sleep(ctx) {
+		if !b.Sleep(ctx) {
 			return plan, fmt.Errorf("budget ran out before a plan could be made: %w", cause)
 		}
 	}
@@ -149,7 +150,7 @@ func (r *run) noScatter(ctx context.Context) {
 
 func (r *run) defaults(ctx context.Context, plan Plan) Report {
 	rot := selector.NewRotation(plan.Queries, 0)
-	b := backoff{min: 20 * time.Millisecond, max: time.Second}
+	b := backoff.Doubling{Min: 20 * time.Millisecond, Max: time.Second}
 	for {
 		if rep, done := r.check(ctx, plan); done {
 			return rep
@@ -161,7 +162,7 @@ func (r *run) defaults(ctx context.Context, plan Plan) Report {
 func (r *run) custom(ctx context.Context, plan Plan) Report {
 	live := append([]string(nil), plan.Queries...)
 	answered := map[string]bool{}
-	b := backoff{min: 20 * time.Millisecond, max: time.Second}
+	b := backoff.Doubling{Min: 20 * time.Millisecond, Max: time.Second}
 	for {
 		if rep, done := r.check(ctx, plan); done {
 			return rep

@@ -1,0 +1,181 @@
+package gatehttp
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/pinot"
+)
+
+// fakeClock is a clock the test moves by hand.
+type fakeClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func newFakeClock() *fakeClock { return &fakeClock{now: time.Unix(1_800_000_000, 0)} }
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *fakeClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	c.now = c.now.Add(d)
+	c.mu.Unlock()
+}
+
+var okHealth = pinot.Health{OK: true, Status: 200, Body: "OK"}
+
+// honest answers 200 unless its context has ended, as the real client does.
+func honest(ctx context.Context) (pinot.Health, error) {
+	if err := ctx.Err(); err != nil {
+		return pinot.Health{}, fmt.Errorf("checking broker health: %w", err)
+	}
+	return okHealth, nil
+}
+
+// heldCheck is a broker /health call that answers only once released (or when
+// its context ends); started is closed when the first call arrives.
+type heldCheck struct {
+	started, release chan struct{}
+	calls            atomic.Int64
+}
+
+func newHeldCheck() *heldCheck {
+	return &heldCheck{started: make(chan struct{}), release: make(chan struct{})}
+}
+
+func (c *heldCheck) check(ctx context.Context) (pinot.Health, error) {
+	if c.calls.Add(1) == 1 {
+		close(c.started)
+	}
+	select {
+	case <-c.release:
+	case <-ctx.Done():
+	}
+	return honest(ctx)
+}
+
+// One /readyz request cancelled by its client must not decide the next one's
+// answer: the broker is healthy throughout.
+func TestBrokerHealthCancelledCallerDoesNotPoisonTheCache(t *testing.T) {
+	h := &BrokerHealth{Check: honest, MaxAge: time.Second, Timeout: time.Second, Now: newFakeClock().Now}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	h.Get(ctx)
+	if ok, why := h.Get(context.Background()); !ok {
+		t.Fatalf("after one cancelled request: ready=%v %q; the broker answers 200", ok, why)
+	}
+}
+
+// A check that ran out of time is not an answer to keep: the next caller asks again.
+func TestBrokerHealthNeverCachesAContextError(t *testing.T) {
+	var slow atomic.Bool
+	slow.Store(true)
+	check := func(ctx context.Context) (pinot.Health, error) {
+		if slow.Load() {
+			<-ctx.Done()
+		}
+		return honest(ctx)
+	}
+	h := &BrokerHealth{Check: check, MaxAge: time.Hour, Timeout: 10 * time.Millisecond, Now: newFakeClock().Now}
+	if ok, why := h.Get(context.Background()); ok || !strings.Contains(why, "deadline exceeded") {
+		t.Fatalf("slow broker: ready=%v %q, want not ready (deadline exceeded)", ok, why)
+	}
+	slow.Store(false)
+	if ok, why := h.Get(context.Background()); !ok {
+		t.Fatalf("broker fast again: ready=%v %q; a timed-out check was cached", ok, why)
+	}
+	// The same holds for a check made elsewhere and stored.
+	h.Store(pinot.Health{}, fmt.Errorf("checking broker health: %w", context.DeadlineExceeded))
+	if ok, why := h.Get(context.Background()); !ok {
+		t.Fatalf("after a stored timeout: ready=%v %q, want the cached 200 kept", ok, why)
+	}
+}
+
+// A caller that gives up while a check is in flight returns at once, without
+// waiting for the check and without starting its own.
+func TestBrokerHealthCallerLeavesWhileACheckIsInFlight(t *testing.T) {
+	hc := newHeldCheck()
+	started, release, checks := hc.started, hc.release, &hc.calls
+	h := &BrokerHealth{Check: hc.check, MaxAge: time.Second, Timeout: time.Minute, Now: newFakeClock().Now}
+	first := make(chan bool, 1)
+	go func() { ok, _ := h.Get(context.Background()); first <- ok }()
+	<-started
+
+	ctx, cancel := context.WithCancel(context.Background())
+	left := make(chan bool, 1)
+	go func() { ok, _ := h.Get(ctx); left <- ok }()
+	cancel()
+	select {
+	case ok := <-left:
+		if ok {
+			t.Errorf("a caller that gave up was told ready")
+		}
+	case <-time.After(5 * time.Second):
+		close(release)
+		t.Fatal("a cancelled caller still waits for another caller's check")
+	}
+	close(release)
+	if ok := <-first; !ok {
+		t.Error("the caller that waited was told not ready; the broker answered 200")
+	}
+	if n := checks.Load(); n != 1 {
+		t.Errorf("%d broker /health calls, want 1", n)
+	}
+}
+
+// Callers arriving while a check is in flight share its answer: a burst of
+// readiness requests costs the broker one /health.
+func TestBrokerHealthConcurrentCallersShareOneCheck(t *testing.T) {
+	hc := newHeldCheck()
+	started, release, checks := hc.started, hc.release, &hc.calls
+	h := &BrokerHealth{Check: hc.check, MaxAge: time.Second, Timeout: time.Minute, Now: newFakeClock().Now}
+	var wg sync.WaitGroup
+	var ready atomic.Int64
+	call := func() {
+		if ok, _ := h.Get(context.Background()); ok {
+			ready.Add(1)
+		}
+	}
+	wg.Go(call)
+	<-started
+	for range 20 {
+		wg.Go(call)
+	}
+	close(release)
+	wg.Wait()
+	if n := checks.Load(); n != 1 {
+		t.Errorf("21 concurrent callers made %d broker /health calls, want 1", n)
+	}
+	if n := ready.Load(); n != 21 {
+		t.Errorf("%d of 21 callers told ready", n)
+	}
+}
+
+// The cached answer is used for MaxAge on the injected clock, then asked again.
+func TestBrokerHealthAsksAgainOnceTheAnswerIsOld(t *testing.T) {
+	clock := newFakeClock()
+	var checks atomic.Int64
+	check := func(ctx context.Context) (pinot.Health, error) { checks.Add(1); return honest(ctx) }
+	h := &BrokerHealth{Check: check, MaxAge: time.Second, Timeout: time.Second, Now: clock.Now}
+	h.Get(context.Background())
+	clock.Advance(999 * time.Millisecond)
+	h.Get(context.Background())
+	if n := checks.Load(); n != 1 {
+		t.Fatalf("%d checks within MaxAge, want 1", n)
+	}
+	clock.Advance(time.Millisecond)
+	h.Get(context.Background())
+	if n := checks.Load(); n != 2 {
+		t.Fatalf("%d checks once the answer is MaxAge old, want 2", n)
+	}
+}

@@ -13,8 +13,8 @@ import (
 
 	"github.com/warmup-sidecar/warmup-sidecar/internal/fakepinot"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/pinot"
-	"github.com/warmup-sidecar/warmup-sidecar/pkg/sqltext"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/selector"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/sqltext"
 )
 
 type nopObserver struct{}

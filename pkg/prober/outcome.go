@@ -18,7 +18,10 @@ type Report struct {
 	Succeeded int64
 	Failed    int64
 	// Err says why a run failed or what last went wrong planning.
-	Err      error
+	Err error
+	// Reason says in one line why the run ended warm or at the budget: the
+	// floor, the shapes still converging, the JIT signal.
+	Reason   string
 	Plan     Plan
 	Duration time.Duration
 }

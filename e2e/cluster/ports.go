@@ -31,6 +31,7 @@ type Ports struct {
 	Broker       int // query port; the broker instance id is Broker_127.0.0.1_<Broker>
 	BrokerSpare  int // unused by the harness: free for an extra broker listener in BrokerExtraConf
 	BrokerRunner int // multi-stage runner port (idle while the multi-stage engine is off)
+	BrokerJMX    int // the JMX exporter agent's /metrics when the broker runs with it (jmxagent.go)
 	Servers      [2]ServerPorts
 }
 
@@ -41,6 +42,7 @@ func portsFor(base int) Ports {
 		Broker:       base + 2,
 		BrokerSpare:  base + 3,
 		BrokerRunner: base + 4,
+		BrokerJMX:    base + 5,
 	}
 	for i := range p.Servers {
 		s := base + 10 + 10*i
@@ -50,7 +52,7 @@ func portsFor(base int) Ports {
 }
 
 func (p Ports) all() []int {
-	out := []int{p.ZooKeeper, p.Controller, p.Broker, p.BrokerSpare, p.BrokerRunner}
+	out := []int{p.ZooKeeper, p.Controller, p.Broker, p.BrokerSpare, p.BrokerRunner, p.BrokerJMX}
 	for _, s := range p.Servers {
 		out = append(out, s.Netty, s.Admin, s.GRPC, s.MultiStageServer, s.MultiStageRunner)
 	}

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
-	"github.com/prometheus/client_golang/prometheus/testutil/promlint"
 
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober"
 )
@@ -19,21 +18,7 @@ func TestConvergenceMetricsArePromlintClean(t *testing.T) {
 	rec.Planned(prober.Plan{Custom: true, Queries: []string{"q1"}, Shapes: []string{"agg_metrics"}})
 	rec.ShapeWindow(prober.ShapeState{Shape: "agg_metrics", Probes: 10, Latest: 12 * time.Millisecond, Best: 12 * time.Millisecond})
 	rec.JITRead(prober.JITState{Known: true, Rate: 0.4, Peak: 0.4})
-	mfs, err := f.reg.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	problems, err := promlint.NewWithMetricFamilies(mfs).Lint()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, p := range problems {
-		t.Errorf("promlint: %s: %s", p.Metric, p.Text)
-	}
-	names := map[string]bool{}
-	for _, mf := range mfs {
-		names[mf.GetName()] = true
-	}
+	names := lintedNames(t, f.reg)
 	for _, want := range []string{"pinot_warmup_shape_latency_seconds", "pinot_warmup_shape_converged", "pinot_warmup_jvm_compile_rate"} {
 		if !names[want] {
 			t.Errorf("metric %s missing", want)

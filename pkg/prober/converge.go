@@ -36,19 +36,19 @@ const (
 
 // withDefaults fills unset (zero or negative) fields with the defaults.
 func (r ConvergeRule) withDefaults() ConvergeRule {
-	if r.Window <= 0 {
-		r.Window = DefaultConvergeWindow
-	}
-	if r.Tolerance <= 0 {
-		r.Tolerance = DefaultConvergeTolerance
-	}
-	if r.NoiseFloor <= 0 {
-		r.NoiseFloor = DefaultConvergeNoiseFloor
-	}
-	if r.Windows <= 0 {
-		r.Windows = DefaultConvergeWindows
-	}
+	r.Window = orDefault(r.Window, DefaultConvergeWindow)
+	r.Tolerance = orDefault(r.Tolerance, DefaultConvergeTolerance)
+	r.NoiseFloor = orDefault(r.NoiseFloor, DefaultConvergeNoiseFloor)
+	r.Windows = orDefault(r.Windows, DefaultConvergeWindows)
 	return r
+}
+
+// orDefault is v, or d when v is unset (zero or negative).
+func orDefault[T int | float64 | time.Duration](v, d T) T {
+	if v <= 0 {
+		return d
+	}
+	return v
 }
 
 // band is how far from ref a window median may be and still count as flat.

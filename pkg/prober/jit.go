@@ -37,28 +37,16 @@ const (
 )
 
 func (r JITRule) withDefaults() JITRule {
-	if r.Every <= 0 {
-		r.Every = DefaultJITEvery
-	}
-	if r.Timeout <= 0 {
-		r.Timeout = DefaultJITTimeout
-	}
-	if r.QuietFraction <= 0 {
-		r.QuietFraction = DefaultJITQuietFraction
-	}
-	if r.QuietFloor <= 0 {
-		r.QuietFloor = DefaultJITQuietFloor
-	}
-	if r.QuietReadings <= 0 {
-		r.QuietReadings = DefaultJITQuietReadings
-	}
+	r.Every = orDefault(r.Every, DefaultJITEvery)
+	r.Timeout = orDefault(r.Timeout, DefaultJITTimeout)
+	r.QuietFraction = orDefault(r.QuietFraction, DefaultJITQuietFraction)
+	r.QuietFloor = orDefault(r.QuietFloor, DefaultJITQuietFloor)
+	r.QuietReadings = orDefault(r.QuietReadings, DefaultJITQuietReadings)
 	return r
 }
 
 // JITState is the JIT signal after a reading.
 type JITState struct {
-	// Total is the cumulative compilation time read last.
-	Total time.Duration
 	// Rate and Peak are seconds of compilation per second; Known is false until
 	// two readings give a rate.
 	Rate, Peak  float64
@@ -103,6 +91,5 @@ func (j *jitTracker) add(at time.Time, total time.Duration) JITState {
 		return j.state // no time passed: nothing to learn
 	}
 	j.seen, j.last, j.total = true, at, total
-	j.state.Total = total
 	return j.state
 }

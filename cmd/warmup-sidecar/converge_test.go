@@ -55,7 +55,7 @@ func TestServeConvergesOnLatencyAndAQuietJIT(t *testing.T) {
 	if st.Exit != "converged" || st.Outcome != "warm" {
 		t.Fatalf("exit %q outcome %q (%s), want converged and warm", st.Exit, st.Outcome, st.ExitReason)
 	}
-	if !strings.Contains(st.ExitReason, "latency flat on every shape (1); JIT compile rate ") {
+	if !strings.Contains(st.ExitReason, "latency flat on limit1; JIT compile rate ") {
 		t.Errorf("exit reason %q", st.ExitReason)
 	}
 	if len(st.Shapes) != 1 || st.Shapes[0].Shape != "limit1" || !st.Shapes[0].Converged || st.Shapes[0].Probes < 40 {

@@ -24,9 +24,9 @@ type ConvergeRule struct {
 	Windows int
 }
 
-// Default rule: a median of 10 ignores up to 4 stragglers; 3 flat windows need
-// 40 successes per shape, well under a second per shape at 3–50 ms probes and
-// concurrency 4, while a 10%-per-window decline still resets the count.
+// Default rule: a median of 10 ignores up to 4 stragglers; 3 flat windows after
+// the reference need 40 successes per shape, seconds at most once the broker is
+// warm, while a 10%-per-window decline still resets the count.
 const (
 	DefaultConvergeWindow     = 10
 	DefaultConvergeTolerance  = 0.2

@@ -34,7 +34,11 @@ func (r *run) reason(o Outcome) string {
 	if o == OutcomeWarm {
 		parts := []string{fmt.Sprintf("floor of %d successful probes reached", floor)}
 		if r.s.Exit == ExitConverged {
-			parts = append(parts, fmt.Sprintf("latency flat on every shape (%d)", len(r.conv.States())))
+			var shapes []string
+			for _, st := range r.conv.States() {
+				shapes = append(shapes, st.Shape)
+			}
+			parts = append(parts, "latency flat on "+capList(shapes))
 			parts = append(parts, r.jit.describe())
 		}
 		return strings.Join(nonEmpty(parts), "; ")
@@ -57,32 +61,31 @@ func (r *run) reason(o Outcome) string {
 	return "budget ran out with " + strings.Join(missing, "; ")
 }
 
-// unsettledListed caps the shapes a reason names.
-const unsettledListed = 5
-
 // unsettled names the shapes not yet converged, with how far each got.
 func (r *run) unsettled() string {
 	var out []string
-	n := 0
 	need := r.conv.Rule().Windows
 	for _, s := range r.conv.States() {
-		if s.Converged {
-			continue
-		}
-		n++
-		if len(out) == unsettledListed {
-			continue
-		}
-		if s.Best == 0 {
+		switch {
+		case s.Converged:
+		case s.Best == 0:
 			out = append(out, fmt.Sprintf("%s (%d probes, no full window)", s.Shape, s.Probes))
-		} else {
+		default:
 			out = append(out, fmt.Sprintf("%s (%d of %d flat windows)", s.Shape, s.InARow, need))
 		}
 	}
-	if n > len(out) {
-		out = append(out, fmt.Sprintf("%d more", n-len(out)))
+	return capList(out)
+}
+
+// listed caps the shapes a reason names: a generated plan can have dozens.
+const listed = 5
+
+// capList joins items, naming at most the first few and counting the rest.
+func capList(items []string) string {
+	if len(items) > listed {
+		items = append(items[:listed:listed], fmt.Sprintf("%d more", len(items)-listed))
 	}
-	return strings.Join(out, ", ")
+	return strings.Join(items, ", ")
 }
 
 func nonEmpty(ss []string) []string {

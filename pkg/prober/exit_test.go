@@ -30,3 +30,18 @@ func TestReasonOfTheFloorExit(t *testing.T) {
 		t.Errorf("reason %q, want %q", got, want)
 	}
 }
+
+func TestReasonNamesTheConvergedShapes(t *testing.T) {
+	var shapes []string
+	var feeds []shapeFeed
+	for i := range 7 {
+		shapes = append(shapes, "s"+strconv.Itoa(i+1))
+		feeds = append(feeds, shapeFeed{shapes[i], flat(40, 3*ms)})
+	}
+	r := &run{s: Settings{Exit: ExitConverged, MinIterations: 5}, conv: NewTracker(ConvergeRule{}, shapes)}
+	feedRoundRobin(r.conv, feeds...)
+	want := "floor of 5 successful probes reached; latency flat on s1, s2, s3, s4, s5, 2 more"
+	if got := r.reason(OutcomeWarm); got != want {
+		t.Errorf("reason\n got %q\nwant %q", got, want)
+	}
+}

@@ -112,7 +112,7 @@ func TestConvergedExitWaitsForTheCurveToFlatten(t *testing.T) {
 	if last.InARow != 3 || last.Latest != last.Best || last.Latest > 21*ms {
 		t.Errorf("last window %+v, want 3 in a row at the best ~20ms", last)
 	}
-	if !strings.Contains(rep.Reason, "floor of 20 successful probes reached; latency flat on every shape (1)") {
+	if !strings.Contains(rep.Reason, "floor of 20 successful probes reached; latency flat on limit1") {
 		t.Errorf("reason %q", rep.Reason)
 	}
 }

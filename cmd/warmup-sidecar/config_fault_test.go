@@ -60,6 +60,11 @@ func badValues(t *testing.T) []badValue {
 		{env: "WARMUP_LISTEN_ADDR=:99999", name: "WARMUP_LISTEN_ADDR"},
 		{env: "WARMUP_LOG_FORMAT=xml", name: "WARMUP_LOG_FORMAT"},
 		{env: "WARMUP_LOG_LEVEL=loud", name: "WARMUP_LOG_LEVEL"},
+		{env: "WARMUP_EXIT=latency", name: "WARMUP_EXIT"},
+		{env: "WARMUP_CONVERGE_TOLERANCE=20%", name: "WARMUP_CONVERGE_TOLERANCE"},
+		{env: "WARMUP_CONVERGE_TOLERANCE=2", name: "WARMUP_CONVERGE_TOLERANCE"},
+		{env: "WARMUP_CONVERGE_WINDOWS=0", name: "WARMUP_CONVERGE_WINDOWS"},
+		{env: "WARMUP_JVM_METRICS_URL=localhost:8008/metrics", name: "WARMUP_JVM_METRICS_URL"},
 		{env: "WARMUP_BUDGETS=15s", name: "WARMUP_BUDGETS"},
 		{env: "WARMUP_ENABLE=true", name: "WARMUP_ENABLE"},
 	}

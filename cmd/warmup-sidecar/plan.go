@@ -66,6 +66,7 @@ func printPlan(w io.Writer, p prober.Plan, floor, concurrency int) {
 		fmt.Fprintln(w)
 	}
 	fmt.Fprintf(w, "floor: %d successful probes\n", floor)
+	fmt.Fprintf(w, "shapes: %s\n", strings.Join(p.ShapeNames(), ", "))
 	for _, q := range p.Queries {
 		fmt.Fprintf(w, "query: %s\n", q)
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -12,6 +13,7 @@ import (
 	"github.com/warmup-sidecar/warmup-sidecar/internal/config"
 	"github.com/warmup-sidecar/warmup-sidecar/internal/supervisor"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/gatehttp"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/jvmmetrics"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/pinot"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober"
 )
@@ -75,7 +77,17 @@ func settings(cfg config.Config) prober.Settings {
 		Queries:         cfg.Queries,
 		Tables:          cfg.TableList,
 		NoScatterProbes: noScatterProbes,
+		Exit:            prober.ExitRule(cfg.Exit),
+		Converge:        prober.ConvergeRule{Tolerance: cfg.ConvergeTolerance, Windows: cfg.ConvergeWindows},
 	}
+}
+
+// compileSource reads the broker JVM's JIT compile time; nil without a URL.
+func compileSource(cfg config.Config) prober.CompileTimeSource {
+	if cfg.JVMMetricsURL == "" {
+		return nil
+	}
+	return &jvmmetrics.Scraper{URL: cfg.JVMMetricsURL, Client: &http.Client{}}
 }
 
 // sidecar is the serving assembly shared by serve and once.
@@ -100,13 +112,14 @@ func newSidecar(cfg config.Config, log *slog.Logger, client *pinot.Client) (*sid
 	}
 	gate := gatehttp.NewGate(m)
 	board := gatehttp.NewStatusBoard(cfg.Enabled, cfg.MinIterations, cfg.Budget, time.Now)
+	board.Update(func(s *gatehttp.Status) { s.Exit = cfg.Exit })
 	health := &gatehttp.BrokerHealth{Check: client.Health, MaxAge: time.Second, Timeout: 800 * time.Millisecond, Now: time.Now}
 	sup := &supervisor.Supervisor{
 		Opts: supervisor.Options{
 			Enabled: cfg.Enabled, Budget: cfg.Budget, FailClosed: cfg.FailClosed, Rearm: cfg.Rearm,
 			Settings: settings(cfg),
 		},
-		Broker: client, Gate: gate, Board: board, Health: health, Metrics: m, Log: log,
+		Broker: client, Compile: compileSource(cfg), Gate: gate, Board: board, Health: health, Metrics: m, Log: log,
 	}
 	return &sidecar{reg: reg, gate: gate, board: board, health: health, metrics: m, sup: sup}, nil
 }

@@ -52,6 +52,19 @@ func InstallPinot(ctx context.Context, progress io.Writer) (string, error) {
 	return lib, nil
 }
 
+// InstallJMXAgent returns the path of the Prometheus JMX exporter java agent jar (installed once by
+// scripts/install-pinot.sh jmx-agent), for BrokerJMXAgentOpts.
+func InstallJMXAgent(ctx context.Context, progress io.Writer) (string, error) {
+	jar, err := InstallComponent(ctx, "jmx-agent", progress)
+	if err != nil {
+		return "", err
+	}
+	if _, err := os.Stat(jar); err != nil {
+		return "", fmt.Errorf("install JMX exporter agent: %w", err)
+	}
+	return jar, nil
+}
+
 // InstallComponent runs `scripts/install-pinot.sh <what>` (pinot, kafka or jmx-agent) and returns
 // the path it prints last: a lib dir, or the agent's jar.
 func InstallComponent(ctx context.Context, what string, progress io.Writer) (string, error) {

@@ -34,9 +34,9 @@ type Ports struct {
 	// Kafka and KafkaController are the KRaft broker's listeners (Options.Hybrid only).
 	Kafka           int
 	KafkaController int
-	// BrokerJVMMetrics serves the broker JVM's Prometheus metrics (Options.BrokerJVMMetrics only).
-	BrokerJVMMetrics int
-	Servers          [2]ServerPorts
+	// BrokerJMX is the JMX exporter agent's /metrics when the broker runs with it (jmxagent.go).
+	BrokerJMX int
+	Servers   [2]ServerPorts
 }
 
 func portsFor(base int) Ports {
@@ -47,9 +47,9 @@ func portsFor(base int) Ports {
 		BrokerSpare:  base + 3,
 		BrokerRunner: base + 4,
 
-		Kafka:            base + 5,
-		KafkaController:  base + 6,
-		BrokerJVMMetrics: base + 7,
+		Kafka:           base + 5,
+		KafkaController: base + 6,
+		BrokerJMX:       base + 7,
 	}
 	for i := range p.Servers {
 		s := base + 10 + 10*i
@@ -59,7 +59,7 @@ func portsFor(base int) Ports {
 }
 
 func (p Ports) all() []int {
-	out := []int{p.ZooKeeper, p.Controller, p.Broker, p.BrokerSpare, p.BrokerRunner, p.Kafka, p.KafkaController, p.BrokerJVMMetrics}
+	out := []int{p.ZooKeeper, p.Controller, p.Broker, p.BrokerSpare, p.BrokerRunner, p.Kafka, p.KafkaController, p.BrokerJMX}
 	for _, s := range p.Servers {
 		out = append(out, s.Netty, s.Admin, s.GRPC, s.MultiStageServer, s.MultiStageRunner)
 	}

@@ -41,8 +41,9 @@ func TestEveryDashboardQueryReturnsDataFromARealPrometheus(t *testing.T) {
 		t.Fatalf("dashboard has %d expressions, expected the full set", len(exprs))
 	}
 
-	// A broker whose probes take ~5 ms: a floor of 4000 keeps the sidecar warming
-	// for ~20 s, long enough for rate() windows full of samples.
+	// A broker whose probes take ~5 ms: a floor of 4000 at concurrency 1 keeps the
+	// sidecar warming for ~20 s, long enough for rate() windows full of samples.
+	// Its JMX exporter-like /metrics gives the JIT compile rate panel data.
 	broker := fakepinot.NewBroker(fakepinot.ThreeServers())
 	ctrl := fakepinot.NewController(fakepinot.ThreeServerTables()...)
 	defer broker.Close()
@@ -57,6 +58,7 @@ func TestEveryDashboardQueryReturnsDataFromARealPrometheus(t *testing.T) {
 	sc, err := sidecar.Start(bin, map[string]string{
 		"WARMUP_BROKER_URL": broker.URL(), "WARMUP_CONTROLLER_URL": ctrl.URL(),
 		"WARMUP_MIN_ITERATIONS": "4000", "WARMUP_BUDGET": "60s", "WARMUP_MAX_TABLES": "1",
+		"WARMUP_CONCURRENCY": "1", "WARMUP_JVM_METRICS_URL": broker.JVMMetricsURL(),
 	}, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -31,9 +31,9 @@ func main() { os.Exit(run()) }
 func run() int {
 	once := flag.Bool("once", false, "exit after one warmup")
 	listen := flag.String("listen", "127.0.0.1:9095", "the sidecar's listen address")
-	floor := flag.Int("floor", 1000, "WARMUP_MIN_ITERATIONS")
+	floor := flag.Int("floor", 300, "WARMUP_MIN_ITERATIONS")
 	budget := flag.Duration("budget", 15*time.Second, "WARMUP_BUDGET")
-	concurrency := flag.Int("concurrency", 1, "WARMUP_CONCURRENCY")
+	concurrency := flag.Int("concurrency", 4, "WARMUP_CONCURRENCY")
 	basePort := flag.Int("base-port", 0, "first port of the local Pinot cluster (0: the harness default)")
 	flag.Parse()
 
@@ -103,6 +103,7 @@ func run() int {
 	ready, why := p.Ready()
 	say("SUMMARY")
 	say("  outcome        %s in %.2fs (floor %d, budget %s)", st.Outcome, st.DurationSeconds, st.Floor, budget)
+	say("  exit           %s: %s", st.Exit, st.ExitReason)
 	say("  tables         %s", strings.Join(st.Tables, ", "))
 	say("  queries        %s", strings.Join(st.Queries, " | "))
 	say("  coverage       uncovered servers: %d %v", len(st.UncoveredServers), st.UncoveredServers)

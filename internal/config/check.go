@@ -33,10 +33,13 @@ func (c Config) check() (Config, []string, error) {
 		warns = append(warns, fmt.Sprintf("WARMUP_CONCURRENCY=%d is outside [%d, %d]: using %d", c.Concurrency, MinConcurrency, MaxConcurrency, clamped))
 		c.Concurrency = clamped
 	}
-	if err := checkURL("WARMUP_BROKER_URL", c.BrokerURL, true); err != nil {
+	if err := checkURL("WARMUP_BROKER_URL", c.BrokerURL, true, pinotURL); err != nil {
 		return c, nil, err
 	}
-	if err := checkURL("WARMUP_CONTROLLER_URL", c.ControllerURL, false); err != nil {
+	if err := checkURL("WARMUP_CONTROLLER_URL", c.ControllerURL, false, pinotURL); err != nil {
+		return c, nil, err
+	}
+	if err := c.checkExit(); err != nil {
 		return c, nil, err
 	}
 	if _, port, err := net.SplitHostPort(c.ListenAddr); err != nil || !validPort(port) {
@@ -85,19 +88,43 @@ func (c Config) check() (Config, []string, error) {
 	return c, warns, nil
 }
 
-func checkURL(name, raw string, required bool) error {
+// urlKind is what URL errors say is expected.
+type urlKind struct{ example, credentials string }
+
+var (
+	pinotURL = urlKind{"http://127.0.0.1:8099", ", with credentials in WARMUP_AUTH_HEADER_FILE"}
+	// The JVM metrics endpoint gets no credentials at all.
+	jvmMetricsURL = urlKind{"http://127.0.0.1:8008/metrics", ""}
+)
+
+// checkExit validates the exit rule and its knobs.
+func (c Config) checkExit() error {
+	if c.Exit != ExitConverged && c.Exit != ExitFloor {
+		return fmt.Errorf("WARMUP_EXIT=%q: expected converged or floor", c.Exit)
+	}
+	// Written so that NaN fails too.
+	if !(c.ConvergeTolerance > 0 && c.ConvergeTolerance <= 1) {
+		return fmt.Errorf("WARMUP_CONVERGE_TOLERANCE=%g: expected a fraction above 0 and at most 1, such as 0.2 (±20%%)", c.ConvergeTolerance)
+	}
+	if c.ConvergeWindows < 1 || c.ConvergeWindows > MaxConvergeWindows {
+		return fmt.Errorf("WARMUP_CONVERGE_WINDOWS=%d: expected 1 to %d flat windows in a row", c.ConvergeWindows, MaxConvergeWindows)
+	}
+	return checkURL("WARMUP_JVM_METRICS_URL", c.JVMMetricsURL, false, jvmMetricsURL)
+}
+
+func checkURL(name, raw string, required bool, kind urlKind) error {
 	if raw == "" && !required {
 		return nil
 	}
 	// Credentials never belong in a URL here: it is logged at startup. Say so
 	// without echoing the value.
 	if strings.Contains(raw, "@") {
-		return fmt.Errorf("%s: a URL with user info (user:password@) is not accepted: expected a plain URL such as http://127.0.0.1:8099, with credentials in WARMUP_AUTH_HEADER_FILE", name)
+		return fmt.Errorf("%s: a URL with user info (user:password@) is not accepted: expected a plain URL such as %s%s", name, kind.example, kind.credentials)
 	}
 	u, err := url.Parse(raw)
 	// Hostname, not Host: "http://:8099" has a Host (":8099") but no host name.
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" {
-		return fmt.Errorf("%s=%q: expected an http:// or https:// URL with a host, such as http://127.0.0.1:8099", name, raw)
+		return fmt.Errorf("%s=%q: expected an http:// or https:// URL with a host, such as %s", name, raw, kind.example)
 	}
 	return nil
 }

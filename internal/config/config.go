@@ -23,6 +23,16 @@ const (
 	MaxConcurrency = 64
 )
 
+// Exit rules (WARMUP_EXIT).
+const (
+	ExitConverged = "converged"
+	ExitFloor     = "floor"
+)
+
+// MaxConvergeWindows bounds WARMUP_CONVERGE_WINDOWS: more flat windows than this
+// could not fit any budget.
+const MaxConvergeWindows = 100
+
 // Config is the sidecar's whole configuration (docs/design.md, Contract). The
 // envconfig names carry the WARMUP_ prefix themselves and Process runs with no
 // prefix: given one, envconfig falls back to the bare name (QUERY, TABLES) when
@@ -32,11 +42,11 @@ type Config struct {
 	BrokerURL      string        `envconfig:"WARMUP_BROKER_URL" default:"http://127.0.0.1:8099"`
 	ControllerURL  string        `envconfig:"WARMUP_CONTROLLER_URL"`
 	Budget         time.Duration `envconfig:"WARMUP_BUDGET" default:"15s"`
-	MinIterations  int           `envconfig:"WARMUP_MIN_ITERATIONS" default:"1000"`
+	MinIterations  int           `envconfig:"WARMUP_MIN_ITERATIONS" default:"300"`
 	MaxTables      int           `envconfig:"WARMUP_MAX_TABLES" default:"5"`
 	Query          string        `envconfig:"WARMUP_QUERY"`
 	Tables         string        `envconfig:"WARMUP_TABLES"`
-	Concurrency    int           `envconfig:"WARMUP_CONCURRENCY" default:"1"`
+	Concurrency    int           `envconfig:"WARMUP_CONCURRENCY" default:"4"`
 	ProbeTimeout   time.Duration `envconfig:"WARMUP_PROBE_TIMEOUT" default:"5s"`
 	FailClosed     bool          `envconfig:"WARMUP_FAIL_CLOSED" default:"false"`
 	Rearm          bool          `envconfig:"WARMUP_REARM" default:"true"`
@@ -44,6 +54,11 @@ type Config struct {
 	ListenAddr     string        `envconfig:"WARMUP_LISTEN_ADDR" default:":9095"`
 	LogFormat      string        `envconfig:"WARMUP_LOG_FORMAT" default:"json"`
 	LogLevel       string        `envconfig:"WARMUP_LOG_LEVEL" default:"info"`
+	// The exit rule (README "When is the broker warm?").
+	Exit              string  `envconfig:"WARMUP_EXIT" default:"converged"`
+	ConvergeTolerance float64 `envconfig:"WARMUP_CONVERGE_TOLERANCE" default:"0.2"`
+	ConvergeWindows   int     `envconfig:"WARMUP_CONVERGE_WINDOWS" default:"3"`
+	JVMMetricsURL     string  `envconfig:"WARMUP_JVM_METRICS_URL"`
 
 	// Queries is Query split by sqltext.Split: one entry per query, with its SETs.
 	Queries []string `ignored:"true"`
@@ -122,6 +137,8 @@ func expectation(typeName string) string {
 		return "true or false"
 	case "int":
 		return "a whole number"
+	case "float64":
+		return "a number such as 0.2"
 	}
 	return "a value of type " + typeName
 }

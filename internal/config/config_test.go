@@ -35,15 +35,19 @@ func TestDefaultsMatchDesign(t *testing.T) {
 		BrokerURL:     "http://127.0.0.1:8099",
 		ControllerURL: "http://pinot-controller:9000",
 		Budget:        15 * time.Second,
-		MinIterations: 1000,
+		MinIterations: 300,
 		MaxTables:     5,
-		Concurrency:   1,
+		Concurrency:   4,
 		ProbeTimeout:  5 * time.Second,
 		FailClosed:    false,
 		Rearm:         true,
 		ListenAddr:    ":9095",
 		LogFormat:     "json",
 		LogLevel:      "info",
+		Exit:          "converged",
+
+		ConvergeTolerance: 0.2,
+		ConvergeWindows:   3,
 	}
 	if !reflect.DeepEqual(c, want) {
 		t.Errorf("defaults:\n got %+v\nwant %+v", c, want)
@@ -56,7 +60,8 @@ func TestDefaultsMatchDesign(t *testing.T) {
 func TestKnownListsEveryDesignVariable(t *testing.T) {
 	want := []string{
 		"WARMUP_AUTH_HEADER_FILE", "WARMUP_BROKER_URL", "WARMUP_BUDGET", "WARMUP_CONCURRENCY",
-		"WARMUP_CONTROLLER_URL", "WARMUP_ENABLED", "WARMUP_FAIL_CLOSED", "WARMUP_LISTEN_ADDR",
+		"WARMUP_CONTROLLER_URL", "WARMUP_CONVERGE_TOLERANCE", "WARMUP_CONVERGE_WINDOWS", "WARMUP_ENABLED",
+		"WARMUP_EXIT", "WARMUP_FAIL_CLOSED", "WARMUP_JVM_METRICS_URL", "WARMUP_LISTEN_ADDR",
 		"WARMUP_LOG_FORMAT", "WARMUP_LOG_LEVEL", "WARMUP_MAX_TABLES", "WARMUP_MIN_ITERATIONS",
 		"WARMUP_PROBE_TIMEOUT", "WARMUP_QUERY", "WARMUP_REARM", "WARMUP_TABLES",
 	}
@@ -86,12 +91,18 @@ func TestEveryValueIsRead(t *testing.T) {
 		"WARMUP_LISTEN_ADDR=127.0.0.1:19095",
 		"WARMUP_LOG_FORMAT=text",
 		"WARMUP_LOG_LEVEL=DEBUG",
+		"WARMUP_EXIT=floor",
+		"WARMUP_CONVERGE_TOLERANCE=0.35",
+		"WARMUP_CONVERGE_WINDOWS=5",
+		"WARMUP_JVM_METRICS_URL=http://127.0.0.1:8008/metrics?name[]=jvm_compilation_time_seconds_total",
 	)
 	want := Config{
 		Enabled: false, BrokerURL: "https://broker.example:8443/", ControllerURL: "http://ctl:9000",
 		Budget: 90 * time.Second, MinIterations: 0, MaxTables: 1, Tables: "a, b", Concurrency: 64,
 		ProbeTimeout: 750 * time.Millisecond, FailClosed: true, Rearm: false, AuthHeaderFile: auth,
 		ListenAddr: "127.0.0.1:19095", LogFormat: "text", LogLevel: "DEBUG", TableList: []string{"a", "b"},
+		Exit: "floor", ConvergeTolerance: 0.35, ConvergeWindows: 5,
+		JVMMetricsURL: "http://127.0.0.1:8008/metrics?name[]=jvm_compilation_time_seconds_total",
 	}
 	if !reflect.DeepEqual(c, want) {
 		t.Errorf("\n got %+v\nwant %+v", c, want)
@@ -111,7 +122,7 @@ func TestLoadFromIgnoresProcessEnvironment(t *testing.T) {
 	t.Setenv("ENABLED", "false")
 	t.Setenv("CONCURRENCY", "9")
 	c, _ := mustLoad(t, ctl)
-	if c.Budget != 15*time.Second || c.Query != "" || c.Tables != "" || !c.Enabled || c.Concurrency != 1 {
+	if c.Budget != 15*time.Second || c.Query != "" || c.Tables != "" || !c.Enabled || c.Concurrency != 4 {
 		t.Errorf("process environment leaked into LoadFrom: %+v", c)
 	}
 	if got := os.Getenv("WARMUP_BUDGET"); got != "not-a-duration" {
@@ -152,6 +163,16 @@ func TestErrorMessages(t *testing.T) {
 		{"WARMUP_LOG_FORMAT=logfmt", `WARMUP_LOG_FORMAT="logfmt": expected json or text`},
 		{"WARMUP_QUERY=SELECT 'x", `WARMUP_QUERY="SELECT 'x": unterminated quote: expected every ' to be closed`},
 		{"WARMUP_QUERY= ; ;", `WARMUP_QUERY=" ; ;": expected one or more SQL queries separated by ';'`},
+		{"WARMUP_EXIT=fast", `WARMUP_EXIT="fast": expected converged or floor`},
+		{"WARMUP_EXIT=", `WARMUP_EXIT="": expected converged or floor`},
+		{"WARMUP_CONVERGE_TOLERANCE=20%", `WARMUP_CONVERGE_TOLERANCE="20%": expected a number such as 0.2`},
+		{"WARMUP_CONVERGE_TOLERANCE=0", `WARMUP_CONVERGE_TOLERANCE=0: expected a fraction above 0 and at most 1, such as 0.2 (±20%)`},
+		{"WARMUP_CONVERGE_TOLERANCE=1.5", `WARMUP_CONVERGE_TOLERANCE=1.5: expected a fraction above 0 and at most 1, such as 0.2 (±20%)`},
+		{"WARMUP_CONVERGE_TOLERANCE=NaN", `WARMUP_CONVERGE_TOLERANCE=NaN: expected a fraction above 0 and at most 1, such as 0.2 (±20%)`},
+		{"WARMUP_CONVERGE_WINDOWS=0", `WARMUP_CONVERGE_WINDOWS=0: expected 1 to 100 flat windows in a row`},
+		{"WARMUP_CONVERGE_WINDOWS=101", `WARMUP_CONVERGE_WINDOWS=101: expected 1 to 100 flat windows in a row`},
+		{"WARMUP_JVM_METRICS_URL=127.0.0.1:8008", `WARMUP_JVM_METRICS_URL="127.0.0.1:8008": expected an http:// or https:// URL with a host, such as http://127.0.0.1:8008/metrics`},
+		{"WARMUP_JVM_METRICS_URL=http://u:p@127.0.0.1:8008/metrics", `WARMUP_JVM_METRICS_URL: a URL with user info (user:password@) is not accepted: expected a plain URL such as http://127.0.0.1:8008/metrics`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.env, func(t *testing.T) {
@@ -201,6 +222,12 @@ func TestEveryVariableRejectsAWrongValue(t *testing.T) {
 		{"WARMUP_LISTEN_ADDR", "localhost"},
 		{"WARMUP_LOG_FORMAT", "JSON5"},
 		{"WARMUP_LOG_LEVEL", "trace"},
+		{"WARMUP_EXIT", "latency"},
+		{"WARMUP_CONVERGE_TOLERANCE", "-0.1"},
+		{"WARMUP_CONVERGE_TOLERANCE", "lots"},
+		{"WARMUP_CONVERGE_WINDOWS", "-2"},
+		{"WARMUP_CONVERGE_WINDOWS", "three"},
+		{"WARMUP_JVM_METRICS_URL", "ftp://broker:8008/metrics"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name+"="+tc.value, func(t *testing.T) {

@@ -30,6 +30,8 @@ type Broker struct {
 	delay time.Duration
 	// RequireAuth, if set, is the only Authorization value accepted.
 	requireAuth string
+	// jvmDown makes the JVM metrics endpoint answer 404 (jvm.go).
+	jvmDown bool
 
 	queries  atomic.Int64
 	bySQL    sync.Map // sql → *atomic.Int64
@@ -137,6 +139,7 @@ func (b *Broker) mux() *http.ServeMux {
 	m.HandleFunc("GET /health", b.health)
 	m.HandleFunc("GET /debug/routingTable/{table}", b.routingTable)
 	m.HandleFunc("POST /query/sql", b.query)
+	m.HandleFunc("GET /metrics", b.jvmMetrics)
 	return m
 }
 

@@ -39,7 +39,13 @@ warmup:
   listenPort: 9100
   logFormat: text
   logLevel: debug
+  exit: floor
+  convergeTolerance: 0.35
+  convergeWindows: 5
+  jvmMetricsUrl: http://127.0.0.1:8008/metrics
 `, func(c *config.Config) {
+			c.Exit, c.ConvergeTolerance, c.ConvergeWindows = "floor", 0.35, 5
+			c.JVMMetricsURL = "http://127.0.0.1:8008/metrics"
 			c.Budget = 90 * time.Second
 			c.MinIterations = 2500
 			c.MaxTables = 7

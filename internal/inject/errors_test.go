@@ -17,6 +17,11 @@ func TestBadValuesFileNamesFileAndField(t *testing.T) {
 		{"zero duration", "warmup:\n  budget: 0s\n", []string{"/warmup/budget"}},
 		{"unknown key", "warmup:\n  budgetMs: 15000\n", []string{"budgetMs"}},
 		{"bad enum", "warmup:\n  logLevel: trace\n", []string{"/warmup/logLevel"}},
+		{"bad exit", "warmup:\n  exit: latency\n", []string{"/warmup/exit"}},
+		{"tolerance zero", "warmup:\n  convergeTolerance: 0\n", []string{"/warmup/convergeTolerance"}},
+		{"tolerance above 1", "warmup:\n  convergeTolerance: 1.5\n", []string{"/warmup/convergeTolerance"}},
+		{"no flat windows", "warmup:\n  convergeWindows: 0\n", []string{"/warmup/convergeWindows"}},
+		{"JVM URL without scheme", "warmup:\n  jvmMetricsUrl: 127.0.0.1:8008\n", []string{"/warmup/jvmMetricsUrl"}},
 		{"not yaml", "warmup: [\n", []string{"reading values file"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -134,15 +134,19 @@ func TestDefaultsWithoutValues(t *testing.T) {
 	want := map[string]string{
 		"WARMUP_ENABLED":        "true",
 		"WARMUP_BUDGET":         "15s",
-		"WARMUP_MIN_ITERATIONS": "1000",
+		"WARMUP_EXIT":           "converged",
+		"WARMUP_MIN_ITERATIONS": "300",
 		"WARMUP_MAX_TABLES":     "5",
-		"WARMUP_CONCURRENCY":    "1",
+		"WARMUP_CONCURRENCY":    "4",
 		"WARMUP_PROBE_TIMEOUT":  "5s",
 		"WARMUP_FAIL_CLOSED":    "false",
 		"WARMUP_REARM":          "true",
 		"WARMUP_LISTEN_ADDR":    ":9095",
 		"WARMUP_LOG_FORMAT":     "json",
 		"WARMUP_LOG_LEVEL":      "info",
+
+		"WARMUP_CONVERGE_TOLERANCE": "0.2",
+		"WARMUP_CONVERGE_WINDOWS":   "3",
 	}
 	env := envOf(c)
 	for k, v := range want {
@@ -150,7 +154,7 @@ func TestDefaultsWithoutValues(t *testing.T) {
 			t.Errorf("%s = %q, want %q (DESIGN.md default)", k, env[k], v)
 		}
 	}
-	for _, k := range []string{"WARMUP_QUERY", "WARMUP_TABLES", "WARMUP_AUTH_HEADER_FILE"} {
+	for _, k := range []string{"WARMUP_QUERY", "WARMUP_TABLES", "WARMUP_AUTH_HEADER_FILE", "WARMUP_JVM_METRICS_URL"} {
 		if _, ok := env[k]; ok {
 			t.Errorf("%s set by default; empty optional settings are left to the sidecar", k)
 		}

@@ -75,3 +75,12 @@ func (o *logObserver) Paced(table string, quota, rate float64) {
 	o.log.Info("pacing probes under the table's query quota", "table", table,
 		"quota_qps", quota, "probe_qps", rate)
 }
+
+// JITUnavailable says once per run why the JIT signal is ignored: every later
+// reading would fail the same way, so the run does not read again.
+func (o *logObserver) JITUnavailable(err error) {
+	o.log.Warn("broker JVM metrics unavailable: the JIT compile rate is ignored for this run", "error", err.Error())
+}
+
+// JITRead logs nothing: readings come every 500 ms and /status shows the last.
+func (o *logObserver) JITRead(prober.JITState) {}

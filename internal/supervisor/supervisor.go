@@ -43,8 +43,10 @@ type Options struct {
 
 // Supervisor wires one broker to one gate.
 type Supervisor struct {
-	Opts    Options
-	Broker  Broker
+	Opts   Options
+	Broker Broker
+	// Compile reads the broker JVM's JIT compile time during runs; nil: none.
+	Compile prober.CompileTimeSource
 	Gate    *gatehttp.Gate
 	Board   *gatehttp.StatusBoard
 	Health  *gatehttp.BrokerHealth

@@ -32,8 +32,8 @@ func (s *Supervisor) warmOnce(ctx context.Context, lt *lifetime) runEnd {
 	deadline := s.runDeadline(lt, start)
 	s.Board.StartRun(start, deadline)
 	s.Gate.Close()
-	s.phase(gatehttp.PhaseWarming, fmt.Sprintf("floor %d successful probes, budget %s",
-		s.Opts.Settings.MinIterations, max(0, deadline.Sub(start)).Round(time.Millisecond)))
+	s.phase(gatehttp.PhaseWarming, fmt.Sprintf("exit %s, floor %d successful probes, budget %s",
+		exitOf(s.Opts.Settings), s.Opts.Settings.MinIterations, max(0, deadline.Sub(start)).Round(time.Millisecond)))
 
 	settings := s.Opts.Settings
 	settings.RunID = strconv.FormatInt(start.UnixMilli(), 36)
@@ -43,6 +43,7 @@ func (s *Supervisor) warmOnce(ctx context.Context, lt *lifetime) runEnd {
 		Planner:  prober.Planner{Catalog: s.Broker, Settings: settings},
 		Observer: prober.Observers{gatehttp.Recorder{M: s.Metrics, Board: s.Board}, newLogObserver(s.Log)},
 		Quotas:   quotas,
+		Compile:  s.Compile,
 		Now:      s.Now,
 	}
 	var end runEnd
@@ -117,6 +118,7 @@ func (s *Supervisor) finish(end runEnd, start time.Time) {
 	s.Metrics.Duration.Set(dur.Seconds())
 	s.Board.Update(func(st *gatehttp.Status) {
 		st.Outcome = string(rep.Outcome)
+		st.ExitReason = rep.Reason
 		st.DurationSeconds = dur.Seconds()
 		if rep.Err != nil {
 			st.LastError = rep.Err.Error()
@@ -126,6 +128,9 @@ func (s *Supervisor) finish(end runEnd, start time.Time) {
 		"probes_succeeded", rep.Succeeded, "probes_failed", rep.Failed, "floor", s.Opts.Settings.MinIterations}
 	if st := s.Board.Snapshot(s.Gate); st.FirstProbesMedianMs > 0 {
 		attrs = append(attrs, "first_probes_median_ms", st.FirstProbesMedianMs, "last_probes_median_ms", st.LastProbesMedianMs)
+	}
+	if rep.Reason != "" {
+		attrs = append(attrs, "reason", rep.Reason)
 	}
 	if rep.Err != nil {
 		attrs = append(attrs, "error", rep.Err.Error())
@@ -144,11 +149,31 @@ func (s *Supervisor) progress(ctx context.Context, deadline time.Time) {
 		case <-t.C:
 			st := s.Board.Snapshot(s.Gate)
 			attrs := []any{"probes_succeeded", st.ProbesSucceeded, "probes_failed", st.ProbesFailed,
-				"floor", st.Floor, "budget_left", max(0, deadline.Sub(s.Now())).Round(100 * time.Millisecond).String()}
+				"floor", st.Floor, "shapes_converged", convergedOf(st.Shapes),
+				"budget_left", max(0, deadline.Sub(s.Now())).Round(100 * time.Millisecond).String()}
 			if st.LastError != "" {
 				attrs = append(attrs, "last_error", st.LastError)
 			}
 			s.Log.Info("warming", attrs...)
 		}
 	}
+}
+
+// exitOf names the run's exit rule as the operator set it.
+func exitOf(s prober.Settings) prober.ExitRule {
+	if s.Exit == "" {
+		return prober.ExitFloor
+	}
+	return s.Exit
+}
+
+// convergedOf says how many of the run's shapes have converged, as "n/m".
+func convergedOf(shapes []gatehttp.ShapeStatus) string {
+	n := 0
+	for _, sh := range shapes {
+		if sh.Converged {
+			n++
+		}
+	}
+	return fmt.Sprintf("%d/%d", n, len(shapes))
 }

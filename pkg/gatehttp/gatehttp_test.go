@@ -72,7 +72,19 @@ func TestMetricsArePromlintClean(t *testing.T) {
 	f := newFixture(t)
 	f.m.SetUncovered(2)
 	f.m.ProbeDuration.Observe(0.01)
-	mfs, err := f.reg.Gather()
+	names := lintedNames(t, f.reg)
+	for _, want := range []string{"pinot_warmup_broker_warm", "pinot_warmup_duration_seconds", "pinot_warmup_uncovered_servers",
+		"pinot_warmup_probes_total", "pinot_warmup_probe_duration_seconds", "pinot_warmup_runs_total", "pinot_warmup_phase"} {
+		if !names[want] {
+			t.Errorf("metric %s missing", want)
+		}
+	}
+}
+
+// lintedNames gathers reg, reports every promlint problem and returns the metric names.
+func lintedNames(t *testing.T, reg *prometheus.Registry) map[string]bool {
+	t.Helper()
+	mfs, err := reg.Gather()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,12 +99,7 @@ func TestMetricsArePromlintClean(t *testing.T) {
 	for _, mf := range mfs {
 		names[mf.GetName()] = true
 	}
-	for _, want := range []string{"pinot_warmup_broker_warm", "pinot_warmup_duration_seconds", "pinot_warmup_uncovered_servers",
-		"pinot_warmup_probes_total", "pinot_warmup_probe_duration_seconds", "pinot_warmup_runs_total", "pinot_warmup_phase"} {
-		if !names[want] {
-			t.Errorf("metric %s missing", want)
-		}
-	}
+	return names
 }
 
 func TestUncoveredGaugeAbsentUntilSet(t *testing.T) {

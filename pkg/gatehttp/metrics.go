@@ -18,6 +18,11 @@ type Metrics struct {
 	// Runs is pinot_warmup_runs_total{outcome}.
 	Runs  *prometheus.CounterVec
 	phase *prometheus.GaugeVec
+
+	// Convergence (convergence.go): per probe shape, and the JIT compile rate.
+	shapeLatency   *prometheus.GaugeVec
+	shapeConverged *prometheus.GaugeVec
+	compileRate    *prometheus.GaugeVec
 }
 
 // NewMetrics creates and registers every collector on reg.
@@ -54,8 +59,23 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 			Name: "pinot_warmup_phase",
 			Help: "1 on the current phase of the sidecar, 0 on the others.",
 		}, []string{"phase"}),
+		// Label values are the plan's shape names: a handful, reset every run.
+		shapeLatency: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "pinot_warmup_shape_latency_seconds",
+			Help: "Median round-trip of the latest window of successful probes of one shape; it flattens as the broker warms.",
+		}, []string{"shape"}),
+		shapeConverged: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "pinot_warmup_shape_converged",
+			Help: "1 once the shape's probe latency has stopped falling (its latest windows are flat), 0 while it converges.",
+		}, []string{"shape"}),
+		// No labels: absent until the broker JVM's metrics give a rate.
+		compileRate: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "pinot_warmup_jvm_compile_rate",
+			Help: "Seconds of JIT compilation per second of wall time in the broker JVM, between the last two readings of its metrics.",
+		}, nil),
 	}
-	for _, c := range []prometheus.Collector{m.Warm, m.Duration, m.uncovered, m.Probes, m.ProbeDuration, m.Runs, m.phase} {
+	for _, c := range []prometheus.Collector{m.Warm, m.Duration, m.uncovered, m.Probes, m.ProbeDuration, m.Runs, m.phase,
+		m.shapeLatency, m.shapeConverged, m.compileRate} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
 		}

@@ -20,6 +20,7 @@ func (r Recorder) Planned(p prober.Plan) {
 	if p.Coverage != nil {
 		r.M.SetUncovered(len(p.Coverage.Uncovered))
 	}
+	r.planShapes(p.ShapeNames())
 	r.Board.Update(func(s *Status) {
 		s.Tables = prober.TableNames(p.Tables)
 		s.Queries = append([]string(nil), p.Queries...)

@@ -8,16 +8,20 @@ import (
 // Status is the /status document. It never holds credentials: errors reaching it
 // are built by pkg/pinot, which never puts header values into messages.
 type Status struct {
-	Phase            Phase     `json:"phase"`
-	Ready            bool      `json:"ready"`
-	Reason           string    `json:"reason"`
-	Enabled          bool      `json:"enabled"`
-	Run              int       `json:"run"`
-	Outcome          string    `json:"outcome,omitempty"`
-	ProbesSucceeded  int64     `json:"probes_succeeded"`
-	ProbesFailed     int64     `json:"probes_failed"`
-	NoScatterProbes  int64     `json:"no_scatter_probes"`
-	Floor            int       `json:"floor"`
+	Phase           Phase  `json:"phase"`
+	Ready           bool   `json:"ready"`
+	Reason          string `json:"reason"`
+	Enabled         bool   `json:"enabled"`
+	Run             int    `json:"run"`
+	Outcome         string `json:"outcome,omitempty"`
+	ProbesSucceeded int64  `json:"probes_succeeded"`
+	ProbesFailed    int64  `json:"probes_failed"`
+	NoScatterProbes int64  `json:"no_scatter_probes"`
+	Floor           int    `json:"floor"`
+	// Exit is the exit rule (converged or floor); ExitReason says why the last
+	// run ended as it did.
+	Exit             string    `json:"exit"`
+	ExitReason       string    `json:"exit_reason,omitempty"`
 	BudgetSeconds    float64   `json:"budget_seconds"`
 	BudgetLeftSecond float64   `json:"budget_left_seconds"`
 	StartedAt        time.Time `json:"started_at,omitzero"`
@@ -32,6 +36,10 @@ type Status struct {
 	// Medians of the first and the last LatencyWindow floor probes of the run.
 	FirstProbesMedianMs float64 `json:"first_probes_median_ms,omitempty"`
 	LastProbesMedianMs  float64 `json:"last_probes_median_ms,omitempty"`
+	// Shapes is each probe shape's convergence; JIT the compile-rate signal,
+	// absent without JVM metrics.
+	Shapes []ShapeStatus `json:"shapes"`
+	JIT    *JITStatus    `json:"jit,omitempty"`
 }
 
 // LatencyWindow is how many probes the first/last medians cover.
@@ -58,7 +66,7 @@ type StatusBoard struct {
 // NewStatusBoard makes an empty board; now is the clock.
 func NewStatusBoard(enabled bool, floor int, budget time.Duration, now func() time.Time) *StatusBoard {
 	return &StatusBoard{
-		s:      Status{Enabled: enabled, Floor: floor, BudgetSeconds: budget.Seconds(), Tables: []string{}, Queries: []string{}, UncoveredServers: []string{}},
+		s:      Status{Enabled: enabled, Floor: floor, BudgetSeconds: budget.Seconds(), Tables: []string{}, Queries: []string{}, UncoveredServers: []string{}, Shapes: []ShapeStatus{}},
 		budget: budget,
 		now:    now,
 		lat:    newLatencyWindow(LatencyWindow),
@@ -78,8 +86,8 @@ func (b *StatusBoard) StartRun(start, deadline time.Time) {
 	defer b.mu.Unlock()
 	run := b.s.Run + 1
 	b.s = Status{
-		Enabled: b.s.Enabled, Floor: b.s.Floor, BudgetSeconds: b.s.BudgetSeconds, Run: run,
-		StartedAt: start, Tables: []string{}, Queries: []string{}, UncoveredServers: []string{},
+		Enabled: b.s.Enabled, Floor: b.s.Floor, Exit: b.s.Exit, BudgetSeconds: b.s.BudgetSeconds, Run: run,
+		StartedAt: start, Tables: []string{}, Queries: []string{}, UncoveredServers: []string{}, Shapes: []ShapeStatus{},
 	}
 	b.deadline = deadline
 	b.lat = newLatencyWindow(LatencyWindow)
@@ -102,6 +110,11 @@ func (b *StatusBoard) Snapshot(g *Gate) Status {
 	s.UncoveredServers = append([]string(nil), b.s.UncoveredServers...)
 	s.DroppedTables = append([]string(nil), b.s.DroppedTables...)
 	s.DroppedQueries = append([]Dropped(nil), b.s.DroppedQueries...)
+	s.Shapes = append([]ShapeStatus{}, b.s.Shapes...)
+	if b.s.JIT != nil {
+		jit := *b.s.JIT
+		s.JIT = &jit
+	}
 	deadline := b.deadline
 	b.mu.Unlock()
 	if s.Phase = g.Phase(); s.Phase == PhaseWarming && !deadline.IsZero() {

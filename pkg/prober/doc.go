@@ -1,5 +1,7 @@
 // Package prober runs one warmup: plan the probe targets, fire the no-scatter step,
-// then rounds of probes until the success floor (warm) or the deadline
-// (budget expired). It reports through an Observer and knows nothing of
-// Prometheus or HTTP serving; it never blocks past its deadline.
+// then rounds of probes until the run is warm or the deadline passes (budget
+// expired). Warm is the success floor, and with ExitConverged also flat probe
+// latency on every shape and, when the broker's JVM metrics are known, a quiet
+// JIT compiler. It reports through an Observer and knows nothing of Prometheus
+// or HTTP serving; it never blocks past its deadline.
 package prober

@@ -16,6 +16,21 @@ type recorder struct {
 	retries []error
 	events  []ProbeEvent
 	dropped map[string]string
+	windows []ShapeState
+	jit     []JITState
+	jitErrs []error
+}
+
+func (r *recorder) ShapeWindow(s ShapeState) {
+	r.mu.Lock()
+	r.windows = append(r.windows, s)
+	r.mu.Unlock()
+}
+func (r *recorder) JITRead(s JITState) { r.mu.Lock(); r.jit = append(r.jit, s); r.mu.Unlock() }
+func (r *recorder) JITUnavailable(err error) {
+	r.mu.Lock()
+	r.jitErrs = append(r.jitErrs, err)
+	r.mu.Unlock()
 }
 
 func (r *recorder) Planned(p Plan) { r.mu.Lock(); r.plans = append(r.plans, p); r.mu.Unlock() }

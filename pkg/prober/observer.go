@@ -36,6 +36,12 @@ const (
 	StepProbe     = "probe"
 )
 
+// ShapeObserver is an optional Observer extension: it hears a shape's
+// convergence state each time one of its windows of probes completes.
+type ShapeObserver interface {
+	ShapeWindow(s ShapeState)
+}
+
 // Observers fans events out to several observers in order.
 type Observers []Observer
 
@@ -64,5 +70,14 @@ func (os Observers) Probed(e ProbeEvent) {
 func (os Observers) QueryDropped(sql, reason string) {
 	for _, o := range os {
 		o.QueryDropped(sql, reason)
+	}
+}
+
+// ShapeWindow fans the event out to the observers that listen for it.
+func (os Observers) ShapeWindow(s ShapeState) {
+	for _, o := range os {
+		if so, ok := o.(ShapeObserver); ok {
+			so.ShapeWindow(s)
+		}
 	}
 }

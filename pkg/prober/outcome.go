@@ -21,6 +21,9 @@ type Report struct {
 	Failed    int64
 	// Err says why a run failed or what last went wrong planning.
 	Err error
+	// Reason says in one line why the run ended warm or at the budget: the
+	// floor, the shapes still converging, the JIT signal.
+	Reason string
 	// Plan is what the run probed (zero when no plan was made).
 	Plan Plan
 	// Duration is the run's wall time by the Prober's clock.

@@ -20,6 +20,9 @@ type Plan struct {
 	// Queries are the SQL texts of one rotation: the custom queries, or the default
 	// probe of every leg of every chosen table.
 	Queries []string `json:"queries"`
+	// Shapes name each query's shape: Shapes[i] is Queries[i]'s (see ShapeOf).
+	// Convergence is judged per shape name, across tables.
+	Shapes []string `json:"shapes,omitempty"`
 	// Tables are the chosen tables (default probe only).
 	Tables []selector.Table `json:"tables,omitempty"`
 	// Coverage of the chosen tables over this broker's servers (default probe only).
@@ -62,7 +65,11 @@ const routingLookups = 8
 func (pl Planner) Plan(ctx context.Context) (Plan, error) {
 	s := pl.Settings.withDefaults()
 	if len(s.Queries) > 0 {
-		return Plan{Custom: true, Queries: append([]string(nil), s.Queries...)}, nil
+		p := Plan{Custom: true}
+		for i, q := range s.Queries {
+			p.Add(CustomShape(i), q)
+		}
+		return p, nil
 	}
 	if pl.Catalog == nil {
 		return Plan{}, ErrNoCatalog
@@ -111,7 +118,7 @@ func (pl Planner) Plan(ctx context.Context) (Plan, error) {
 		return p, fmt.Errorf("planning over %d table(s): %w", len(names), ErrNothingRoutable)
 	}
 	for _, leg := range selector.Legs(p.Tables) {
-		p.Queries = append(p.Queries, DefaultProbe(leg))
+		p.Add(ShapeLimit1, DefaultProbe(leg))
 	}
 	return p, nil
 }

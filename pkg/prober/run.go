@@ -28,6 +28,9 @@ type Prober struct {
 	// Quotas, if set, is asked each probed table's query quota once the plan is
 	// known, and probes are paced under it; nil: no pacing.
 	Quotas QuotaSource
+	// Compile, if set, reads the broker JVM's JIT compile time during the run
+	// (jit_watch.go); with ExitConverged a quiet compiler is then part of warm.
+	Compile CompileTimeSource
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 }
@@ -64,6 +67,8 @@ func (p *Prober) Run(ctx context.Context, deadline time.Time) (rep Report) {
 		rep.Succeeded, rep.Failed = r.succeeded.Load(), r.failed.Load()
 		rep.Duration = now().Sub(start)
 	}()
+	stop := r.watchJIT(ctx)
+	defer stop()
 	return r.do(ctx)
 }
 
@@ -73,6 +78,12 @@ type run struct {
 	deadline time.Time
 	now      func() time.Time
 	pace     *pacer // nil until the plan is known
+
+	// Convergence (exit.go): set once the plan is known, before any probe.
+	conv    *Tracker
+	shapeOf map[string]string // sql → shape
+	shapes  []string
+	jit     *jitWatch // nil without a compile-time source
 
 	panicked  atomic.Pointer[any] // first panic of a probe goroutine
 	seq       atomic.Uint64
@@ -90,6 +101,8 @@ func (r *run) do(ctx context.Context) Report {
 		return Report{Outcome: OutcomeBudgetExpired, Err: err, Plan: plan}
 	}
 	r.p.Observer.Planned(plan)
+	r.shapeOf, r.shapes = plan.shapeIndex()
+	r.conv = NewTracker(r.s.Converge, r.shapes)
 	r.pace = r.pacing(ctx, plan)
 	if plan.Custom {
 		return r.custom(ctx, plan)
@@ -177,7 +190,10 @@ func (r *run) custom(ctx context.Context, plan Plan) Report {
 				bad[sql] = res.Message
 			}
 		})
-		live = r.dropBad(live, answered, bad)
+		n := len(live)
+		if live = r.dropBad(live, answered, bad); len(live) < n {
+			r.releaseShapes(live)
+		}
 		if len(live) == 0 {
 			return Report{Outcome: OutcomeFailed, Err: ErrAllQueriesDropped, Plan: plan}
 		}
@@ -201,13 +217,26 @@ func (r *run) dropBad(live []string, answered map[string]bool, bad map[string]st
 	return kept
 }
 
-// check ends the run on the floor or the deadline.
+// releaseShapes stops waiting for the convergence of shapes no live query has.
+func (r *run) releaseShapes(live []string) {
+	keep := map[string]bool{}
+	for _, q := range live {
+		keep[r.shapeOf[q]] = true
+	}
+	for _, s := range r.shapes {
+		if !keep[s] {
+			r.conv.Drop(s)
+		}
+	}
+}
+
+// check ends the run on the floor and the exit rule's evidence, or the deadline.
 func (r *run) check(ctx context.Context, plan Plan) (Report, bool) {
-	if r.succeeded.Load() >= int64(r.s.MinIterations) {
-		return Report{Outcome: OutcomeWarm, Plan: plan}, true
+	if r.succeeded.Load() >= int64(r.s.MinIterations) && r.warmEnough() {
+		return Report{Outcome: OutcomeWarm, Plan: plan, Reason: r.reason(OutcomeWarm)}, true
 	}
 	if ctx.Err() != nil || !r.now().Before(r.deadline) {
-		return Report{Outcome: OutcomeBudgetExpired, Plan: plan}, true
+		return Report{Outcome: OutcomeBudgetExpired, Plan: plan, Reason: r.reason(OutcomeBudgetExpired)}, true
 	}
 	return Report{}, false
 }
@@ -276,11 +305,13 @@ func (r *run) probe(ctx context.Context, step, sql string) pinot.Result {
 		}
 	}
 	if step == StepProbe {
-		if res.Class == pinot.Success {
+		ok := res.Class == pinot.Success
+		if ok {
 			r.succeeded.Add(1)
 		} else {
 			r.failed.Add(1)
 		}
+		r.converge(sql, lat, ok)
 	}
 	r.p.Observer.Probed(ProbeEvent{SQL: sql, Step: step, Result: res, Latency: lat})
 	return res

@@ -21,6 +21,13 @@ type Settings struct {
 	NoScatterProbes int
 	// RunID tags this run's clientQueryIds.
 	RunID string
+	// Exit is the rule that ends a run warm; "" is ExitFloor.
+	Exit ExitRule
+	// Converge is the latency rule of ExitConverged; zero fields take defaults.
+	Converge ConvergeRule
+	// JIT is the compile-rate rule, used when the Prober has a Compile source;
+	// zero fields take defaults.
+	JIT JITRule
 }
 
 // Defaults for zero Settings fields: the sidecar's own defaults.

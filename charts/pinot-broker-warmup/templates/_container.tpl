@@ -69,6 +69,8 @@ empty so the sidecar's own defaults (and its "controller required unless ..." ru
 {{- end }}
 - name: WARMUP_BUDGET
   value: {{ .warmup.budget | quote }}
+- name: WARMUP_EXIT
+  value: {{ .warmup.exit | quote }}
 - name: WARMUP_MIN_ITERATIONS
   value: {{ int .warmup.minIterations | quote }}
 - name: WARMUP_MAX_TABLES
@@ -83,6 +85,14 @@ empty so the sidecar's own defaults (and its "controller required unless ..." ru
 {{- end }}
 - name: WARMUP_CONCURRENCY
   value: {{ int .warmup.concurrency | quote }}
+- name: WARMUP_CONVERGE_TOLERANCE
+  value: {{ .warmup.convergeTolerance | quote }}
+- name: WARMUP_CONVERGE_WINDOWS
+  value: {{ int .warmup.convergeWindows | quote }}
+{{- with .warmup.jvmMetricsUrl }}
+- name: WARMUP_JVM_METRICS_URL
+  value: {{ . | quote }}
+{{- end }}
 - name: WARMUP_PROBE_TIMEOUT
   value: {{ .warmup.probeTimeout | quote }}
 - name: WARMUP_FAIL_CLOSED

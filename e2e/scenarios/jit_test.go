@@ -1,0 +1,84 @@
+//go:build e2e
+
+package scenarios
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/warmup-sidecar/warmup-sidecar/e2e/cluster"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/jvmmetrics"
+)
+
+// Issue 10 §2: a cold broker running the Prometheus JMX exporter java agent (from Maven
+// Central, as Pinot's image ships it). The sidecar reads the JVM's cumulative JIT compile time
+// there: the probes make the JVM compile (the counter grows during the run), the rate peaks and
+// falls to a tenth of its peak, and only then is the run warm.
+func TestJITCompileRateFallsAsTheBrokerWarms(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	jar, err := cluster.InstallJMXAgent(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts, err := pinot.BrokerJMXAgentOpts(jar)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { // later scenarios get the broker without the agent
+		coldBroker(t, cluster.WithBrokerJVMOpts())
+		healthyBroker(t)
+	})
+	coldBroker(t, cluster.WithBrokerJVMOpts(opts...))
+	agent := &jvmmetrics.Scraper{URL: pinot.BrokerJVMMetricsURL() + "?name[]=jvm_compilation_time_seconds_total"}
+	before := compileTimeWhenUp(t, agent)
+
+	p := startSidecar(t, env("WARMUP_BUDGET=60s", "WARMUP_JVM_METRICS_URL="+agent.URL))
+	st := waitOutcome(t, p, 4*time.Minute)
+	after, err := agent.CompileTime(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.JIT == nil || st.JIT.Error != "" || !st.JIT.Known {
+		t.Fatalf("JIT signal %+v: the agent's series was not read; logs:\n%s", st.JIT, p.Logs())
+	}
+	t.Logf("MEASURE JIT: outcome %s in %.2fs, %d probes; compile time %s → %s; rate peak %.3f s/s, last %.4f s/s; %s",
+		st.Outcome, st.DurationSeconds, st.ProbesSucceeded, before, after, st.JIT.PeakRate, st.JIT.CompileRate, st.ExitReason)
+	if after <= before {
+		t.Errorf("compile time %s → %s: the probes made the JVM compile nothing", before, after)
+	}
+	if st.Outcome != "warm" || !st.JIT.Quiet || !strings.Contains(st.ExitReason, "JIT compile rate") {
+		t.Fatalf("outcome %q, jit %+v, reason %q: want warm on a quiet JIT", st.Outcome, st.JIT, st.ExitReason)
+	}
+	if st.JIT.CompileRate > st.JIT.PeakRate/10 && st.JIT.CompileRate > 0.01 {
+		t.Errorf("ended at %.4f s/s, above a tenth of the %.3f s/s peak and the 0.01 floor", st.JIT.CompileRate, st.JIT.PeakRate)
+	}
+	if v := metric(t, p, "pinot_warmup_jvm_compile_rate"); v < 0 {
+		t.Errorf("pinot_warmup_jvm_compile_rate = %v", v)
+	}
+	for _, sh := range st.Shapes {
+		if !sh.Converged {
+			t.Errorf("shape %+v not converged in a warm run", sh)
+		}
+	}
+}
+
+// compileTimeWhenUp reads the agent once the restarted JVM serves it.
+func compileTimeWhenUp(t *testing.T, agent *jvmmetrics.Scraper) time.Duration {
+	t.Helper()
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		d, err := agent.CompileTime(ctx)
+		cancel()
+		if err == nil {
+			return d
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("JMX exporter agent never answered: %v", err)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}

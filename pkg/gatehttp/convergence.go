@@ -1,0 +1,95 @@
+package gatehttp
+
+import (
+	"time"
+
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober"
+)
+
+// ShapeStatus is one probe shape's convergence in /status.
+type ShapeStatus struct {
+	Shape     string  `json:"shape"`
+	Probes    int     `json:"probes"`
+	LatestMs  float64 `json:"latest_window_median_ms"`
+	BestMs    float64 `json:"best_window_median_ms"`
+	InARow    int     `json:"windows_in_a_row"`
+	Converged bool    `json:"converged"`
+}
+
+// JITStatus is the broker JVM's compile-rate signal in /status.
+type JITStatus struct {
+	Known       bool    `json:"known"`
+	CompileRate float64 `json:"compile_rate"`
+	PeakRate    float64 `json:"peak_rate"`
+	QuietInARow int     `json:"quiet_readings_in_a_row"`
+	Quiet       bool    `json:"quiet"`
+	Error       string  `json:"error,omitempty"`
+}
+
+var (
+	_ prober.ShapeObserver = Recorder{}
+	_ prober.JITObserver   = Recorder{}
+)
+
+// ShapeWindow records a shape's state after one of its windows.
+func (r Recorder) ShapeWindow(s prober.ShapeState) {
+	r.M.setShape(s)
+	r.Board.Update(func(st *Status) {
+		for i := range st.Shapes {
+			if st.Shapes[i].Shape == s.Shape {
+				st.Shapes[i] = shapeStatus(s)
+				return
+			}
+		}
+		st.Shapes = append(st.Shapes, shapeStatus(s))
+	})
+}
+
+// JITRead records a reading of the JIT signal.
+func (r Recorder) JITRead(s prober.JITState) {
+	if s.Known {
+		r.M.compileRate.WithLabelValues().Set(s.Rate)
+	}
+	r.Board.Update(func(st *Status) {
+		st.JIT = &JITStatus{Known: s.Known, CompileRate: s.Rate, PeakRate: s.Peak, QuietInARow: s.QuietInARow, Quiet: s.Quiet}
+	})
+}
+
+// JITUnavailable records why the JIT signal is ignored for the run.
+func (r Recorder) JITUnavailable(err error) {
+	r.M.compileRate.Reset()
+	r.Board.Update(func(st *Status) {
+		if st.JIT == nil {
+			st.JIT = &JITStatus{}
+		}
+		st.JIT.Error = err.Error()
+	})
+}
+
+// planShapes starts a run's shape series and /status entries afresh.
+func (r Recorder) planShapes(shapes []string) {
+	r.M.shapeLatency.Reset()
+	r.M.shapeConverged.Reset()
+	list := make([]ShapeStatus, len(shapes))
+	for i, s := range shapes {
+		r.M.shapeConverged.WithLabelValues(s).Set(0)
+		list[i] = ShapeStatus{Shape: s}
+	}
+	r.Board.Update(func(st *Status) { st.Shapes = list })
+}
+
+func (m *Metrics) setShape(s prober.ShapeState) {
+	m.shapeLatency.WithLabelValues(s.Shape).Set(s.Latest.Seconds())
+	v := 0.0
+	if s.Converged {
+		v = 1
+	}
+	m.shapeConverged.WithLabelValues(s.Shape).Set(v)
+}
+
+func shapeStatus(s prober.ShapeState) ShapeStatus {
+	return ShapeStatus{Shape: s.Shape, Probes: s.Probes, LatestMs: durationMs(s.Latest), BestMs: durationMs(s.Best),
+		InARow: s.InARow, Converged: s.Converged}
+}
+
+func durationMs(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

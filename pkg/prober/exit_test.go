@@ -1,0 +1,47 @@
+package prober
+
+import (
+	"strconv"
+	"testing"
+)
+
+func TestReasonListsAtMostFiveUnsettledShapes(t *testing.T) {
+	var shapes []string
+	for i := range 8 {
+		shapes = append(shapes, "s"+strconv.Itoa(i+1))
+	}
+	r := &run{s: Settings{Exit: ExitConverged}, conv: NewTracker(ConvergeRule{}, shapes)}
+	feedRoundRobin(r.conv, shapeFeed{"s1", flat(40, 3*ms)}, shapeFeed{"s2", flat(20, 3*ms)}, shapeFeed{"s3", flat(4, 3*ms)})
+	want := "budget ran out with latency not yet flat on s2 (1 of 3 flat windows), s3 (4 probes, no full window), " +
+		"s4 (0 probes, no full window), s5 (0 probes, no full window), s6 (0 probes, no full window), 2 more"
+	if got := r.reason(OutcomeBudgetExpired); got != want {
+		t.Errorf("reason\n got %q\nwant %q", got, want)
+	}
+}
+
+func TestReasonOfTheFloorExit(t *testing.T) {
+	r := &run{s: Settings{MinIterations: 300}}
+	r.succeeded.Store(300)
+	if got, want := r.reason(OutcomeWarm), "floor of 300 successful probes reached"; got != want {
+		t.Errorf("reason %q, want %q", got, want)
+	}
+	r.succeeded.Store(12)
+	if got, want := r.reason(OutcomeBudgetExpired), "budget ran out with 12 of 300 successful probes"; got != want {
+		t.Errorf("reason %q, want %q", got, want)
+	}
+}
+
+func TestReasonNamesTheConvergedShapes(t *testing.T) {
+	var shapes []string
+	var feeds []shapeFeed
+	for i := range 7 {
+		shapes = append(shapes, "s"+strconv.Itoa(i+1))
+		feeds = append(feeds, shapeFeed{shapes[i], flat(40, 3*ms)})
+	}
+	r := &run{s: Settings{Exit: ExitConverged, MinIterations: 5}, conv: NewTracker(ConvergeRule{}, shapes)}
+	feedRoundRobin(r.conv, feeds...)
+	want := "floor of 5 successful probes reached; latency flat on s1, s2, s3, s4, s5, 2 more"
+	if got := r.reason(OutcomeWarm); got != want {
+		t.Errorf("reason\n got %q\nwant %q", got, want)
+	}
+}

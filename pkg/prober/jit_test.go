@@ -1,0 +1,89 @@
+package prober
+
+import (
+	"testing"
+	"time"
+)
+
+// readings feeds cumulative compile times (ms) taken every 500 ms from t0.
+func readings(j *jitTracker, t0 time.Time, totalsMs ...int) JITState {
+	var s JITState
+	for i, v := range totalsMs {
+		s = j.add(t0.Add(time.Duration(i)*500*time.Millisecond), time.Duration(v)*time.Millisecond)
+	}
+	return s
+}
+
+func TestJITTracker(t *testing.T) {
+	t0 := time.Unix(1_700_000_000, 0)
+	cases := []struct {
+		name   string
+		totals []int // cumulative ms, one reading every 500 ms
+		known  bool
+		rate   float64
+		peak   float64
+		inARow int
+		quiet  bool
+	}{
+		{name: "one reading has no rate", totals: []int{4000}},
+		{
+			// +400 ms per 500 ms = 0.8 s/s, then 0.06 s/s three times (7.5% of the peak).
+			name: "falls under a tenth of its peak for three readings", totals: []int{1000, 1400, 1800, 1830, 1860, 1890},
+			known: true, rate: 0.06, peak: 0.8, inARow: 3, quiet: true,
+		},
+		{
+			name: "two quiet readings are not enough", totals: []int{1000, 1400, 1800, 1830, 1860},
+			known: true, rate: 0.06, peak: 0.8, inARow: 2,
+		},
+		{
+			// 0.2 s/s is a quarter of the peak: still compiling the serve path.
+			name: "still compiling", totals: []int{1000, 1400, 1800, 1900, 2000, 2100, 2200},
+			known: true, rate: 0.2, peak: 0.8, inARow: 0,
+		},
+		{
+			name: "a burst restarts the quiet count", totals: []int{1000, 1400, 1410, 1420, 1600, 1610},
+			known: true, rate: 0.02, peak: 0.8, inARow: 1,
+		},
+		{
+			// Peak 0.04 s/s: a tenth is 0.004, but the floor (0.01) calls 0.008 quiet.
+			name: "an idle JVM is quiet by the floor", totals: []int{1000, 1020, 1024, 1028, 1032},
+			known: true, rate: 0.008, peak: 0.04, inARow: 3, quiet: true,
+		},
+		{
+			// The counter fell: a restarted JVM; its first reading gives no rate yet.
+			name: "a counter reset starts over", totals: []int{1000, 1400, 1410, 1420, 1430, 50},
+			known: false, inARow: 0,
+		},
+		{
+			name: "after a reset the new JVM's peak counts", totals: []int{1000, 5000, 50, 250, 450},
+			known: true, rate: 0.4, peak: 0.4, inARow: 0,
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			s := readings(newJITTracker(JITRule{}), t0, tc.totals...)
+			if s.Known != tc.known || s.QuietInARow != tc.inARow || s.Quiet != tc.quiet {
+				t.Fatalf("state %+v, want known %v, %d quiet in a row, quiet %v", s, tc.known, tc.inARow, tc.quiet)
+			}
+			if !near(s.Rate, tc.rate) || !near(s.Peak, tc.peak) {
+				t.Errorf("rate %.4f peak %.4f, want %.4f and %.4f", s.Rate, s.Peak, tc.rate, tc.peak)
+			}
+		})
+	}
+}
+
+func TestJITTrackerIgnoresAReadingWithNoTimeBetween(t *testing.T) {
+	j := newJITTracker(JITRule{})
+	at := time.Unix(100, 0)
+	j.add(at, time.Second)
+	s := j.add(at, 2*time.Second)
+	if s.Known {
+		t.Fatalf("a rate from zero elapsed time: %+v", s)
+	}
+	s = j.add(at.Add(time.Second), 3*time.Second)
+	if !near(s.Rate, 2) {
+		t.Fatalf("rate %.3f, want 2 (from the first reading, the same-instant one dropped)", s.Rate)
+	}
+}
+
+func near(a, b float64) bool { return a-b < 1e-9 && b-a < 1e-9 }

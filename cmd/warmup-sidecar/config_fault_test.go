@@ -61,6 +61,8 @@ func badValues(t *testing.T) []badValue {
 		{env: "WARMUP_LOG_FORMAT=xml", name: "WARMUP_LOG_FORMAT"},
 		{env: "WARMUP_LOG_LEVEL=loud", name: "WARMUP_LOG_LEVEL"},
 		{env: "WARMUP_EXIT=latency", name: "WARMUP_EXIT"},
+		{env: "WARMUP_PROBE_SHAPES=none", name: "WARMUP_PROBE_SHAPES"},
+		{env: "WARMUP_MULTISTAGE=1", name: "WARMUP_MULTISTAGE"},
 		{env: "WARMUP_CONVERGE_TOLERANCE=20%", name: "WARMUP_CONVERGE_TOLERANCE"},
 		{env: "WARMUP_CONVERGE_TOLERANCE=2", name: "WARMUP_CONVERGE_TOLERANCE"},
 		{env: "WARMUP_CONVERGE_WINDOWS=0", name: "WARMUP_CONVERGE_WINDOWS"},

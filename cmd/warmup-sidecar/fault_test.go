@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/warmup-sidecar/warmup-sidecar/internal/fakepinot"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober"
 )
 
 // pinotFake is one httptest server playing broker and controller for the binary,
@@ -71,7 +72,9 @@ func newPinotFake(t *testing.T) *pinotFake {
 			SQL string `json:"sql"`
 		}
 		_ = json.NewDecoder(r.Body).Decode(&req)
-		if req.SQL == "SELECT 1" {
+		// The broker-only steps: SELECT 1 and the multi-stage engine's detection.
+		brokerOnly := req.SQL == prober.NoScatterSQL || req.SQL == prober.MultiStageSQL
+		if brokerOnly {
 			f.noScatter.Add(1)
 		} else {
 			f.probes.Add(1)
@@ -86,7 +89,7 @@ func newPinotFake(t *testing.T) *pinotFake {
 			h(w, r, req.SQL)
 			return
 		}
-		if req.SQL != "SELECT 1" {
+		if !brokerOnly {
 			f.okAnswers.Add(1)
 		}
 		fmt.Fprint(w, fakepinot.OK(1))

@@ -145,14 +145,25 @@ func TestPlanPrintsTablesAndCoverage(t *testing.T) {
 	for _, want := range []string{
 		"table events", "legs:    events_OFFLINE, events_REALTIME",
 		"coverage: 2 of 3 server(s); uncovered: Server_10.0.0.1_8098",
-		`query: SELECT * FROM "events_REALTIME" LIMIT 1`,
+		`query [limit1]: SELECT * FROM "events_REALTIME" LIMIT 1`,
+		"LIMIT 1 for events_OFFLINE: no schema",
+		"multi-stage engine: the broker answered from its single-stage engine",
 	} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("plan output lacks %q:\n%s", want, out)
 		}
 	}
-	if b.Queries() != 0 {
-		t.Errorf("plan sent %d queries, want none", b.Queries())
+	// No probe: only the multi-stage engine's detection query, and none when it is off.
+	if b.Queries() != 1 {
+		t.Errorf("plan sent %d queries, want the engine's detection only", b.Queries())
+	}
+	cmd = exec.Command(binary(t), "plan")
+	cmd.Env = cleanEnv("WARMUP_BROKER_URL="+b.URL(), "WARMUP_CONTROLLER_URL="+c.URL(), "WARMUP_MULTISTAGE=off")
+	if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), "multi-stage engine: multi-stage probes are off") {
+		t.Errorf("plan with WARMUP_MULTISTAGE=off: %v\n%s", err, out)
+	}
+	if b.Queries() != 1 {
+		t.Errorf("plan with multi-stage probes off sent a query (%d in all)", b.Queries())
 	}
 }
 
@@ -169,9 +180,15 @@ func TestPlanJSON(t *testing.T) {
 		t.Fatalf("plan -json: %v\n%s", err, out)
 	}
 	var doc struct {
-		Custom  *bool    `json:"custom"`
-		Queries []string `json:"queries"`
-		Tables  []struct {
+		Custom    *bool             `json:"custom"`
+		Queries   []string          `json:"queries"`
+		Shapes    []string          `json:"shapes"`
+		Fallbacks map[string]string `json:"shape_fallbacks"`
+		Engine    *struct {
+			MultiStage bool   `json:"multi_stage"`
+			Found      string `json:"found"`
+		} `json:"engine"`
+		Tables []struct {
 			Name    string   `json:"name"`
 			Legs    []string `json:"legs"`
 			Servers []string `json:"servers"`
@@ -192,7 +209,8 @@ func TestPlanJSON(t *testing.T) {
 	}
 	sort.Strings(keys)
 	// Empty lists (dropped, capped) and an unset catalog error are left out.
-	if want := []string{"coverage", "custom", "queries", "tables"}; !reflect.DeepEqual(keys, want) {
+	// The fake controller has no schema endpoint: each leg keeps LIMIT 1, and says why.
+	if want := []string{"coverage", "custom", "engine", "queries", "shape_fallbacks", "shapes", "tables"}; !reflect.DeepEqual(keys, want) {
 		t.Errorf("plan -json keys %q, want %q", keys, want)
 	}
 	dec := json.NewDecoder(bytes.NewReader(out))
@@ -207,8 +225,11 @@ func TestPlanJSON(t *testing.T) {
 	if doc.Coverage == nil || len(doc.Coverage.Universe) != 3 || !reflect.DeepEqual(doc.Coverage.Uncovered, []string{"Server_10.0.0.1_8098"}) {
 		t.Errorf("plan -json coverage: %s", out)
 	}
-	if len(doc.Queries) != 2 {
-		t.Errorf("plan -json queries: %q", doc.Queries)
+	if len(doc.Queries) != 2 || len(doc.Shapes) != 2 || len(doc.Fallbacks) != 2 {
+		t.Errorf("plan -json queries %q, shapes %q, fallbacks %q", doc.Queries, doc.Shapes, doc.Fallbacks)
+	}
+	if doc.Engine == nil || doc.Engine.MultiStage || !strings.Contains(doc.Engine.Found, "single-stage") {
+		t.Errorf("plan -json engine %+v: the fake answers from its single-stage engine", doc.Engine)
 	}
 }
 

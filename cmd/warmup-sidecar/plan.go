@@ -6,13 +6,16 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober"
 )
 
-// plan prints what a warmup would probe, probing nothing.
+// plan prints what a warmup would probe. It sends no probe, only (for the default
+// probe, unless WARMUP_MULTISTAGE=off) the multi-stage engine's detection query.
 func plan(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("plan", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -32,7 +35,8 @@ func plan(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, cancel := context.WithTimeout(ctx, *timeout)
 	defer cancel()
-	p, err := prober.Planner{Catalog: client, Settings: settings(cfg)}.Plan(ctx)
+	set := settings(cfg)
+	p, err := prober.Planner{Catalog: client, Settings: set, Engine: prober.FindEngine(ctx, client, set)}.Plan(ctx)
 	if err != nil {
 		fmt.Fprintln(stderr, "warmup-sidecar plan:", err)
 		return exitNotWarm
@@ -65,9 +69,13 @@ func printPlan(w io.Writer, p prober.Plan, floor, concurrency int) {
 		}
 		fmt.Fprintln(w)
 	}
+	fmt.Fprintf(w, "multi-stage engine: %s\n", p.Engine.Found)
+	for _, leg := range slices.Sorted(maps.Keys(p.Fallbacks)) {
+		fmt.Fprintf(w, "LIMIT 1 for %s: %s\n", leg, p.Fallbacks[leg])
+	}
 	fmt.Fprintf(w, "floor: %d successful probes\n", floor)
 	fmt.Fprintf(w, "shapes: %s\n", strings.Join(p.ShapeNames(), ", "))
-	for _, q := range p.Queries {
-		fmt.Fprintf(w, "query: %s\n", q)
+	for i, q := range p.Queries {
+		fmt.Fprintf(w, "query [%s]: %s\n", p.ShapeOf(i), q)
 	}
 }

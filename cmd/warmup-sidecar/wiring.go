@@ -79,6 +79,8 @@ func settings(cfg config.Config) prober.Settings {
 		NoScatterProbes: noScatterProbes,
 		Exit:            prober.ExitRule(cfg.Exit),
 		Converge:        prober.ConvergeRule{Tolerance: cfg.ConvergeTolerance, Windows: cfg.ConvergeWindows},
+		Shapes:          prober.ShapeMode(cfg.ProbeShapes),
+		MultiStage:      prober.EngineMode(cfg.MultiStage),
 	}
 }
 

@@ -39,6 +39,9 @@ func (c Config) check() (Config, []string, error) {
 	if err := checkURL("WARMUP_CONTROLLER_URL", c.ControllerURL, false, pinotURL); err != nil {
 		return c, nil, err
 	}
+	if err := c.checkProbes(); err != nil {
+		return c, nil, err
+	}
 	if err := c.checkExit(); err != nil {
 		return c, nil, err
 	}
@@ -180,4 +183,15 @@ func validTableName(t string) bool {
 func looksLikeCredential(v string) bool {
 	lower := strings.ToLower(v)
 	return strings.HasPrefix(lower, "basic ") || strings.HasPrefix(lower, "bearer ") || strings.ContainsAny(v, " \t\n")
+}
+
+// checkProbes validates what the default probe sends.
+func (c Config) checkProbes() error {
+	if c.ProbeShapes != "schema" && c.ProbeShapes != "limit1" {
+		return fmt.Errorf("WARMUP_PROBE_SHAPES=%q: expected schema or limit1", c.ProbeShapes)
+	}
+	if c.MultiStage != "auto" && c.MultiStage != "on" && c.MultiStage != "off" {
+		return fmt.Errorf("WARMUP_MULTISTAGE=%q: expected auto, on or off", c.MultiStage)
+	}
+	return nil
 }

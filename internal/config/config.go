@@ -59,6 +59,9 @@ type Config struct {
 	ConvergeTolerance float64 `envconfig:"WARMUP_CONVERGE_TOLERANCE" default:"0.2"`
 	ConvergeWindows   int     `envconfig:"WARMUP_CONVERGE_WINDOWS" default:"3"`
 	JVMMetricsURL     string  `envconfig:"WARMUP_JVM_METRICS_URL"`
+	// What the default probe sends (README "What is probed").
+	ProbeShapes string `envconfig:"WARMUP_PROBE_SHAPES" default:"schema"`
+	MultiStage  string `envconfig:"WARMUP_MULTISTAGE" default:"auto"`
 
 	// Queries is Query split by sqltext.Split: one entry per query, with its SETs.
 	Queries []string `ignored:"true"`

@@ -48,6 +48,8 @@ func TestDefaultsMatchDesign(t *testing.T) {
 
 		ConvergeTolerance: 0.2,
 		ConvergeWindows:   3,
+		ProbeShapes:       "schema",
+		MultiStage:        "auto",
 	}
 	if !reflect.DeepEqual(c, want) {
 		t.Errorf("defaults:\n got %+v\nwant %+v", c, want)
@@ -63,7 +65,7 @@ func TestKnownListsEveryDesignVariable(t *testing.T) {
 		"WARMUP_CONTROLLER_URL", "WARMUP_CONVERGE_TOLERANCE", "WARMUP_CONVERGE_WINDOWS", "WARMUP_ENABLED",
 		"WARMUP_EXIT", "WARMUP_FAIL_CLOSED", "WARMUP_JVM_METRICS_URL", "WARMUP_LISTEN_ADDR",
 		"WARMUP_LOG_FORMAT", "WARMUP_LOG_LEVEL", "WARMUP_MAX_TABLES", "WARMUP_MIN_ITERATIONS",
-		"WARMUP_PROBE_TIMEOUT", "WARMUP_QUERY", "WARMUP_REARM", "WARMUP_TABLES",
+		"WARMUP_MULTISTAGE", "WARMUP_PROBE_SHAPES", "WARMUP_PROBE_TIMEOUT", "WARMUP_QUERY", "WARMUP_REARM", "WARMUP_TABLES",
 	}
 	if got := Known(); !reflect.DeepEqual(got, want) {
 		t.Errorf("Known() = %q, want %q", got, want)
@@ -95,6 +97,8 @@ func TestEveryValueIsRead(t *testing.T) {
 		"WARMUP_CONVERGE_TOLERANCE=0.35",
 		"WARMUP_CONVERGE_WINDOWS=5",
 		"WARMUP_JVM_METRICS_URL=http://127.0.0.1:8008/metrics?name[]=jvm_compilation_time_seconds_total",
+		"WARMUP_PROBE_SHAPES=limit1",
+		"WARMUP_MULTISTAGE=off",
 	)
 	want := Config{
 		Enabled: false, BrokerURL: "https://broker.example:8443/", ControllerURL: "http://ctl:9000",
@@ -103,6 +107,7 @@ func TestEveryValueIsRead(t *testing.T) {
 		ListenAddr: "127.0.0.1:19095", LogFormat: "text", LogLevel: "DEBUG", TableList: []string{"a", "b"},
 		Exit: "floor", ConvergeTolerance: 0.35, ConvergeWindows: 5,
 		JVMMetricsURL: "http://127.0.0.1:8008/metrics?name[]=jvm_compilation_time_seconds_total",
+		ProbeShapes:   "limit1", MultiStage: "off",
 	}
 	if !reflect.DeepEqual(c, want) {
 		t.Errorf("\n got %+v\nwant %+v", c, want)
@@ -164,6 +169,8 @@ func TestErrorMessages(t *testing.T) {
 		{"WARMUP_QUERY=SELECT 'x", `WARMUP_QUERY="SELECT 'x": unterminated quote: expected every ' to be closed`},
 		{"WARMUP_QUERY= ; ;", `WARMUP_QUERY=" ; ;": expected one or more SQL queries separated by ';'`},
 		{"WARMUP_EXIT=fast", `WARMUP_EXIT="fast": expected converged or floor`},
+		{"WARMUP_PROBE_SHAPES=all", `WARMUP_PROBE_SHAPES="all": expected schema or limit1`},
+		{"WARMUP_MULTISTAGE=true", `WARMUP_MULTISTAGE="true": expected auto, on or off`},
 		{"WARMUP_EXIT=", `WARMUP_EXIT="": expected converged or floor`},
 		{"WARMUP_CONVERGE_TOLERANCE=20%", `WARMUP_CONVERGE_TOLERANCE="20%": expected a number such as 0.2`},
 		{"WARMUP_CONVERGE_TOLERANCE=0", `WARMUP_CONVERGE_TOLERANCE=0: expected a fraction above 0 and at most 1, such as 0.2 (±20%)`},
@@ -223,6 +230,8 @@ func TestEveryVariableRejectsAWrongValue(t *testing.T) {
 		{"WARMUP_LOG_FORMAT", "JSON5"},
 		{"WARMUP_LOG_LEVEL", "trace"},
 		{"WARMUP_EXIT", "latency"},
+		{"WARMUP_PROBE_SHAPES", "LIMIT 1"},
+		{"WARMUP_MULTISTAGE", "yes"},
 		{"WARMUP_CONVERGE_TOLERANCE", "-0.1"},
 		{"WARMUP_CONVERGE_TOLERANCE", "lots"},
 		{"WARMUP_CONVERGE_WINDOWS", "-2"},

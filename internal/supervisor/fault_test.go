@@ -89,7 +89,7 @@ func newFaultBroker(t *testing.T) *faultBroker {
 			SQL string `json:"sql"`
 		}
 		_ = json.NewDecoder(r.Body).Decode(&req)
-		if req.SQL == prober.NoScatterSQL {
+		if req.SQL == prober.NoScatterSQL || req.SQL == prober.MultiStageSQL { // the broker-only steps
 			fb.noScatter.Add(1)
 		} else {
 			fb.probes.Add(1)
@@ -98,7 +98,7 @@ func newFaultBroker(t *testing.T) *faultBroker {
 			q(w, r, req.SQL)
 			return
 		}
-		if req.SQL != prober.NoScatterSQL {
+		if req.SQL != prober.NoScatterSQL && req.SQL != prober.MultiStageSQL {
 			fb.okAnswers.Add(1)
 		}
 		fmt.Fprint(w, fakepinot.OK(1))

@@ -2,6 +2,8 @@ package supervisor
 
 import (
 	"log/slog"
+	"maps"
+	"slices"
 	"strings"
 	"sync/atomic"
 
@@ -16,17 +18,23 @@ type logObserver struct {
 	log          *slog.Logger
 	unauthorized atomic.Bool
 	lastRetry    atomic.Pointer[string]
+	generated    atomic.Bool // the plan's queries were generated, not the operator's
 }
 
 func newLogObserver(l *slog.Logger) *logObserver { return &logObserver{log: l} }
 
 func (o *logObserver) Planned(p prober.Plan) {
+	o.generated.Store(!p.Custom)
 	if p.Custom {
 		o.log.Info("plan", "mode", "custom queries", "queries", p.Queries)
 		return
 	}
-	o.log.Info("plan", "mode", "default probe", "tables", prober.TableNames(p.Tables), "queries", p.Queries,
-		"servers", len(p.Coverage.Universe), "uncovered", len(p.Coverage.Uncovered))
+	o.log.Info("plan", "mode", "default probe", "tables", prober.TableNames(p.Tables), "queries", len(p.Queries),
+		"shapes", p.ShapeNames(), "servers", len(p.Coverage.Universe), "uncovered", len(p.Coverage.Uncovered))
+	o.log.Debug("plan queries", "queries", p.Queries)
+	for _, leg := range slices.Sorted(maps.Keys(p.Fallbacks)) {
+		o.log.Info("probing a table with LIMIT 1: no schema shapes for it", "table", leg, "reason", p.Fallbacks[leg])
+	}
 	if p.CatalogErr != "" {
 		o.log.Warn("controller table list unavailable: probing WARMUP_TABLES; coverage judged over those tables only",
 			"error", p.CatalogErr)
@@ -67,7 +75,11 @@ func (o *logObserver) Probed(e prober.ProbeEvent) {
 }
 
 func (o *logObserver) QueryDropped(sql, reason string) {
-	o.log.Warn("custom query dropped: the broker cannot compile it", "sql", sql, "reason", reason)
+	what := "custom query"
+	if o.generated.Load() {
+		what = "generated probe"
+	}
+	o.log.Warn(what+" dropped: the broker cannot compile it", "sql", sql, "reason", reason)
 }
 
 // Paced says once per run that a table's query quota holds the probes back.
@@ -84,3 +96,8 @@ func (o *logObserver) JITUnavailable(err error) {
 
 // JITRead logs nothing: readings come every 500 ms and /status shows the last.
 func (o *logObserver) JITRead(prober.JITState) {}
+
+// EngineFound says once per run what the run found of the multi-stage engine.
+func (o *logObserver) EngineFound(e prober.Engine) {
+	o.log.Info("multi-stage engine", "probed", e.MultiStage, "found", e.Found)
+}

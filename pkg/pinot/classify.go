@@ -53,6 +53,9 @@ type Result struct {
 	// and numServersResponded (0 when not reported).
 	ServersQueried   int
 	ServersResponded int
+	// MultiStage is true when the answer came from the multi-stage engine (it
+	// carries stageStats); a broker without that engine answers from the other.
+	MultiStage bool
 }
 
 // Classify turns an HTTP status and body into a Result. Messages about refused
@@ -85,6 +88,7 @@ func classify(status int, body []byte, authHint string) Result {
 	}
 	r.TimeUsedMs = br.TimeUsedMs
 	r.ServersQueried, r.ServersResponded = br.NumServersQueried, br.NumServersResponded
+	r.MultiStage = len(br.StageStats) > 0 && string(br.StageStats) != "null"
 	if len(br.Exceptions) > 0 {
 		e := br.Exceptions[0]
 		r.ErrorCode = e.ErrorCode

@@ -229,3 +229,24 @@ func TestClassifyRealAccessDeniedSaysWhatToDo(t *testing.T) {
 		t.Fatalf("got %+v", r)
 	}
 }
+
+// The 1.5.1 broker's multi-stage answers carry stageStats; its single-stage answers and 0.11's do not.
+func TestClassifyTellsTheEngineFromRealAnswers(t *testing.T) {
+	for file, want := range map[string]bool{
+		"pinot-1.5.1/query-mse-option.json": true,
+		"pinot-1.5.1/query-mse-set.json":    true,
+		"pinot-1.5.1/query-mse-join.json":   true,
+		"pinot-1.5.1/query-count.json":      false,
+		"pinot-1.5.1/query-no-from.json":    false,
+		"pinot-0.11.0/query-count.json":     false,
+	} {
+		body, err := os.ReadFile("../../e2e/testdata/broker-responses/" + file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := Classify(200, body)
+		if r.Class != Success || r.MultiStage != want {
+			t.Errorf("%s: class %s, MultiStage %v; want success, %v", file, r.Class, r.MultiStage, want)
+		}
+	}
+}

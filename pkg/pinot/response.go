@@ -1,5 +1,7 @@
 package pinot
 
+import "encoding/json"
+
 // BrokerResponse holds the fields of Pinot's query answer the sidecar reads.
 // Everything else (resultTable rows above all) is skipped by the decoder.
 type BrokerResponse struct {
@@ -14,6 +16,8 @@ type BrokerResponse struct {
 	TimeUsedMs int64 `json:"timeUsedMs"`
 	// NumRowsResultSet is the number of rows answered.
 	NumRowsResultSet int64 `json:"numRowsResultSet"`
+	// StageStats is only in multi-stage answers (Pinot 1.x): it tells which engine ran.
+	StageStats json.RawMessage `json:"stageStats"`
 }
 
 // QueryException is one entry of the answer's "exceptions".

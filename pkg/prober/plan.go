@@ -17,8 +17,9 @@ import (
 type Plan struct {
 	// Custom is true when the operator's queries replace the default probe.
 	Custom bool `json:"custom"`
-	// Queries are the SQL texts of one rotation: the custom queries, or the default
-	// probe of every leg of every chosen table.
+	// Queries are the SQL texts of one rotation: the custom queries, or the probes
+	// of every leg of every chosen table (schema shapes or LIMIT 1). A multi-stage
+	// query carries its engine as a leading SET statement.
 	Queries []string `json:"queries"`
 	// Shapes name each query's shape: Shapes[i] is Queries[i]'s (see ShapeOf).
 	// Convergence is judged per shape name, across tables.
@@ -34,6 +35,10 @@ type Plan struct {
 	// CatalogErr, when set, is why the controller's table list was not used:
 	// coverage is then judged over the requested tables only.
 	CatalogErr string `json:"catalog_error,omitempty"`
+	// Fallbacks are the legs probed with LIMIT 1 under ShapesSchema, and why.
+	Fallbacks map[string]string `json:"shape_fallbacks,omitempty"`
+	// Engine is what the run found of the multi-stage engine.
+	Engine Engine `json:"engine"`
 }
 
 // ErrNothingRoutable means no requested or listed table has routing on this broker yet.
@@ -45,7 +50,7 @@ var ErrNoCatalog = errors.New("no catalog to choose tables from: Planner.Catalog
 
 // DefaultProbe is the upstream default probe for one typed table.
 func DefaultProbe(typedTable string) string {
-	return fmt.Sprintf("SELECT * FROM %q LIMIT 1", typedTable)
+	return "SELECT * FROM " + pinot.QuoteIdent(typedTable) + " LIMIT 1"
 }
 
 // Planner makes a Plan from settings, the controller and this broker's routing.
@@ -54,6 +59,9 @@ type Planner struct {
 	Catalog Catalog
 	// Settings choose between custom queries and the default probe, and cap it.
 	Settings Settings
+	// Engine is what the run found of the multi-stage engine: with MultiStage,
+	// schema shapes also run on it, and join shapes are added.
+	Engine Engine
 }
 
 // routingLookups caps concurrent routing-table calls while planning: a cluster can
@@ -65,7 +73,7 @@ const routingLookups = 8
 func (pl Planner) Plan(ctx context.Context) (Plan, error) {
 	s := pl.Settings.withDefaults()
 	if len(s.Queries) > 0 {
-		p := Plan{Custom: true}
+		p := Plan{Custom: true, Engine: pl.Engine}
 		for i, q := range s.Queries {
 			p.Add(CustomShape(i), q)
 		}
@@ -117,9 +125,8 @@ func (pl Planner) Plan(ctx context.Context) (Plan, error) {
 	if len(p.Tables) == 0 {
 		return p, fmt.Errorf("planning over %d table(s): %w", len(names), ErrNothingRoutable)
 	}
-	for _, leg := range selector.Legs(p.Tables) {
-		p.Add(ShapeLimit1, DefaultProbe(leg))
-	}
+	p.Engine = pl.Engine
+	pl.addProbes(ctx, &p, s.Shapes, pl.Engine.MultiStage)
 	return p, nil
 }
 

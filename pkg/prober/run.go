@@ -85,6 +85,11 @@ type run struct {
 	shapes  []string
 	jit     *jitWatch // nil without a compile-time source
 
+	// The floor's split between engines (engine.go): set with the plan.
+	mse          map[string]bool // the plan's multi-stage queries
+	mseShare     float64
+	mseSucceeded atomic.Int64
+
 	panicked  atomic.Pointer[any] // first panic of a probe goroutine
 	seq       atomic.Uint64
 	succeeded atomic.Int64
@@ -93,6 +98,7 @@ type run struct {
 
 func (r *run) do(ctx context.Context) Report {
 	r.noScatter(ctx)
+	r.p.Planner.Engine = r.engine(ctx)
 	plan, err := r.plan(ctx)
 	if errors.Is(err, ErrNoCatalog) {
 		return Report{Outcome: OutcomeFailed, Err: err}
@@ -102,6 +108,7 @@ func (r *run) do(ctx context.Context) Report {
 	}
 	r.p.Observer.Planned(plan)
 	r.shapeOf, r.shapes = plan.shapeIndex()
+	r.mse, r.mseShare = engineShare(plan.Queries)
 	r.conv = NewTracker(r.s.Converge, r.shapes)
 	r.pace = r.pacing(ctx, plan)
 	if plan.Custom {
@@ -161,15 +168,54 @@ func (r *run) noScatter(ctx context.Context) {
 	}
 }
 
+// defaults rotates over the plan's probes. A generated shape whose first answers
+// are compile errors is dropped with the broker's reason, like a custom query;
+// the LIMIT 1 probe is never dropped.
 func (r *run) defaults(ctx context.Context, plan Plan) Report {
-	rot := selector.NewRotation(plan.Queries, 0)
+	live := append([]string(nil), plan.Queries...)
+	rot := selector.NewRotation(live, 0)
+	worked := map[string]bool{}
 	b := backoff.Doubling{Min: 20 * time.Millisecond, Max: time.Second}
 	for {
 		if rep, done := r.check(ctx, plan); done {
 			return rep
 		}
-		r.settle(ctx, r.round(ctx, r.batch(ctx, rot, len(plan.Queries)), nil), &b)
+		bad := map[string]string{}
+		res := r.round(ctx, r.batch(ctx, rot, len(live)), func(sql string, res pinot.Result) {
+			switch {
+			case res.Class == pinot.Success:
+				worked[sql] = true
+			case res.Class == pinot.BadQuery && !worked[sql] && r.shapeOf[sql] != ShapeLimit1:
+				// A table that vanished answers LIMIT 1 with 190 too: that probe stays.
+				bad[sql] = res.Message
+			}
+		})
+		if len(bad) > 0 {
+			if live = r.dropUnproven(live, bad); len(live) == 0 {
+				return Report{Outcome: OutcomeFailed, Err: ErrAllProbesDropped, Plan: plan}
+			}
+			rot = selector.NewRotation(live, 0)
+			r.releaseShapes(live)
+			r.mse, r.mseShare = engineShare(live)
+		}
+		r.settle(ctx, res, &b)
 	}
+}
+
+// ErrAllProbesDropped ends a run whose every generated probe was rejected.
+var ErrAllProbesDropped = errors.New("the broker rejected every probe as one it cannot compile")
+
+// dropUnproven removes the queries in bad (first answers were compile errors).
+func (r *run) dropUnproven(live []string, bad map[string]string) []string {
+	kept := make([]string, 0, len(live))
+	for _, q := range live {
+		if reason, isBad := bad[q]; isBad {
+			r.p.Observer.QueryDropped(q, reason)
+			continue
+		}
+		kept = append(kept, q)
+	}
+	return kept
 }
 
 func (r *run) custom(ctx context.Context, plan Plan) Report {
@@ -232,7 +278,7 @@ func (r *run) releaseShapes(live []string) {
 
 // check ends the run on the floor and the exit rule's evidence, or the deadline.
 func (r *run) check(ctx context.Context, plan Plan) (Report, bool) {
-	if r.succeeded.Load() >= int64(r.s.MinIterations) && r.warmEnough() {
+	if r.floorMet() && r.warmEnough() {
 		return Report{Outcome: OutcomeWarm, Plan: plan, Reason: r.reason(OutcomeWarm)}, true
 	}
 	if ctx.Err() != nil || !r.now().Before(r.deadline) {
@@ -308,6 +354,9 @@ func (r *run) probe(ctx context.Context, step, sql string) pinot.Result {
 		ok := res.Class == pinot.Success
 		if ok {
 			r.succeeded.Add(1)
+			if r.mse[sql] {
+				r.mseSucceeded.Add(1)
+			}
 		} else {
 			r.failed.Add(1)
 		}

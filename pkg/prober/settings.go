@@ -28,6 +28,10 @@ type Settings struct {
 	// JIT is the compile-rate rule, used when the Prober has a Compile source;
 	// zero fields take defaults.
 	JIT JITRule
+	// Shapes chooses the default probe's queries; "" is ShapesSchema.
+	Shapes ShapeMode
+	// MultiStage says whether the multi-stage engine is warmed too; "" is EngineAuto.
+	MultiStage EngineMode
 }
 
 // Defaults for zero Settings fields: the sidecar's own defaults.
@@ -47,6 +51,12 @@ func (s Settings) withDefaults() Settings {
 	}
 	if s.ProbeTimeout <= 0 {
 		s.ProbeTimeout = DefaultProbeTimeout
+	}
+	if s.Shapes == "" {
+		s.Shapes = ShapesSchema
+	}
+	if s.MultiStage == "" {
+		s.MultiStage = EngineAuto
 	}
 	return s
 }

@@ -79,8 +79,10 @@ func Generate(typedTable string, schema pinot.Schema, sample []pinot.Row, opts O
 	return out
 }
 
-// msePrefix names the multi-stage run of a single-stage shape.
-const msePrefix = "mse_"
+// MultiStagePrefix names the multi-stage run of a single-stage shape.
+const MultiStagePrefix = "mse_"
+
+const msePrefix = MultiStagePrefix
 
 // named is a generated query before it becomes a Shape.
 type named struct {

@@ -1,0 +1,138 @@
+package prober
+
+import (
+	"context"
+	"math"
+	"time"
+
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/pinot"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/sqltext"
+)
+
+// EngineMode says whether a run warms Pinot's multi-stage engine too.
+type EngineMode string
+
+// Multi-stage modes. The zero value is EngineAuto.
+const (
+	// EngineAuto probes the multi-stage engine when a first probe finds it.
+	EngineAuto EngineMode = "auto"
+	// EngineOn always adds multi-stage probes (a broker without the engine then drops them).
+	EngineOn EngineMode = "on"
+	// EngineOff never sends multi-stage probes.
+	EngineOff EngineMode = "off"
+)
+
+// MultiStageSQL is the multi-stage engine's no-scatter probe: it finds the engine
+// (only its answers carry stageStats) and warms its planner and dispatcher.
+var MultiStageSQL = sqltext.WithMultiStage(NoScatterSQL)
+
+// detectAttempts bounds the detection probe: the first multi-stage query of a cold
+// broker can take seconds to plan, so a timeout is tried again before it counts.
+const detectAttempts = 3
+
+// Engine is what a run found of the multi-stage engine.
+type Engine struct {
+	// MultiStage is true when the run sends multi-stage probes.
+	MultiStage bool `json:"multi_stage"`
+	// Found says what the detection probe saw, in a line.
+	Found string `json:"found"`
+}
+
+// DetectMultiStage asks the broker, with MultiStageSQL, whether it serves the
+// multi-stage engine; why says what the answer showed. A transient failure
+// (a cold planner timing out) is tried again, up to detectAttempts times.
+func DetectMultiStage(ctx context.Context, b Broker, timeout time.Duration) (ok bool, why string) {
+	var res pinot.Result
+	for range detectAttempts {
+		pctx, cancel := context.WithTimeout(ctx, timeout)
+		left := timeout
+		if d, ok := ctx.Deadline(); ok {
+			left = min(left, time.Until(d))
+		}
+		res = b.Query(pctx, pinot.Query{SQL: MultiStageSQL, Timeout: max(left, time.Millisecond), ClientQueryID: pinot.ProbeIDPrefix + "engine"})
+		cancel()
+		if res.Class != pinot.Transient || ctx.Err() != nil {
+			break
+		}
+	}
+	switch {
+	case res.Class == pinot.Success && res.MultiStage:
+		return true, "the broker serves the multi-stage engine"
+	case res.Class == pinot.Success:
+		return false, "the broker answered from its single-stage engine: it has no multi-stage engine"
+	default:
+		return false, "the broker did not run a multi-stage query: " + res.Message
+	}
+}
+
+// FindEngine resolves s.MultiStage against the broker: off asks nothing; custom
+// queries carry their own engine (unless on); otherwise DetectMultiStage asks.
+func FindEngine(ctx context.Context, b Broker, s Settings) Engine {
+	s = s.withDefaults()
+	switch {
+	case s.MultiStage == EngineOff:
+		return Engine{Found: "multi-stage probes are off"}
+	case len(s.Queries) > 0 && s.MultiStage == EngineAuto:
+		return Engine{Found: "custom queries choose their engine"}
+	}
+	ok, why := DetectMultiStage(ctx, b, s.ProbeTimeout)
+	return Engine{MultiStage: ok || s.MultiStage == EngineOn, Found: why}
+}
+
+// engine finds the run's engine with at most a third of the time left (a broker
+// that never answers must leave the budget to the probes) and reports it.
+func (r *run) engine(ctx context.Context) Engine {
+	if r.s.MinIterations == 0 && r.s.Exit != ExitConverged {
+		return Engine{Found: "nothing to warm: the floor is 0"}
+	}
+	dctx, cancel := context.WithTimeout(ctx, max(0, r.deadline.Sub(r.now()))/3)
+	defer cancel()
+	e := FindEngine(dctx, r.p.Broker, r.s)
+	if o, isEO := r.p.Observer.(EngineObserver); isEO {
+		o.EngineFound(e)
+	}
+	return e
+}
+
+// EngineObserver is an optional Observer extension: it hears, once per run, what
+// the run found of the multi-stage engine.
+type EngineObserver interface {
+	EngineFound(e Engine)
+}
+
+// engineShare is the part of the floor each engine must reach: its share of the
+// plan's queries, so neither engine's probes can make the other warm.
+func engineShare(queries []string) (mse map[string]bool, share float64) {
+	mse = map[string]bool{}
+	for _, q := range queries {
+		if sqltext.MultiStage(q) {
+			mse[q] = true
+		}
+	}
+	if len(queries) == 0 {
+		return mse, 0
+	}
+	return mse, float64(len(mse)) / float64(len(queries))
+}
+
+// floorMet: the run has its floor of successes, and each engine its share of it,
+// so a plan with multi-stage probes is warm only when both engines were probed
+// enough.
+func (r *run) floorMet() bool {
+	total := r.succeeded.Load()
+	if total < int64(r.s.MinIterations) {
+		return false
+	}
+	if r.mseShare == 0 {
+		return true
+	}
+	mseNeed, sseNeed := r.engineFloors()
+	mse := r.mseSucceeded.Load()
+	return mse >= mseNeed && total-mse >= sseNeed
+}
+
+// engineFloors splits the floor by the engines' shares of the plan's queries.
+func (r *run) engineFloors() (mse, sse int64) {
+	mse = int64(math.Ceil(float64(r.s.MinIterations) * r.mseShare))
+	return mse, max(0, int64(r.s.MinIterations)-mse)
+}

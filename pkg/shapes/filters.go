@@ -69,3 +69,17 @@ func (t *table) regexpFilter() string {
 	}
 	return call("REGEXP_LIKE", t.str.ident(), pinot.QuoteString(t.regexpPrefix(*t.str)))
 }
+
+// narrow is `time BETWEEN lo AND hi` over the sample's time values ("" without
+// them). Shapes whose own filter is not a range add it, so a probe reads a few
+// rows however large the table: probes warm the serve path, they must not load
+// the servers the broker routes to.
+func (t *table) narrow() string {
+	if t.time == nil {
+		return ""
+	}
+	if lo, hi, ok := t.bounds(t.time.column); ok {
+		return t.time.ident() + " BETWEEN " + lo + " AND " + hi
+	}
+	return ""
+}

@@ -71,17 +71,18 @@ func TestGenerateBenchEvents(t *testing.T) {
 	checkShapes(t, got, TableSchema{Table: "bench_events_OFFLINE", Schema: s})
 	const from = `FROM "bench_events_OFFLINE" `
 	const span = `WHERE "ts" BETWEEN 1700000000000 AND 1700000720000 `
+	const and = `AND "ts" BETWEEN 1700000000000 AND 1700000720000 ` // narrow: every other filter reads the sample's span
 	const bucket = `DATETRUNC('DAY', "ts", 'MILLISECONDS')`
 	want := []Shape{
-		{Name: "filter_order_time", SQL: `SELECT "ts", "country", "device", "latency_ms", "amount" ` + from + `WHERE "country" = 'US' ORDER BY "ts" DESC LIMIT 10`},
-		{Name: "agg_metrics", SQL: `SELECT COUNT(*), SUM("latency_ms"), MIN("latency_ms"), MAX("latency_ms"), AVG("latency_ms"), SUM("amount"), MAX("amount") ` + from + `WHERE "country" IN ('US', 'DE') LIMIT 10`},
+		{Name: "filter_order_time", SQL: `SELECT "ts", "country", "device", "latency_ms", "amount" ` + from + `WHERE "country" = 'US' ` + and + `ORDER BY "ts" DESC LIMIT 10`},
+		{Name: "agg_metrics", SQL: `SELECT COUNT(*), SUM("latency_ms"), MIN("latency_ms"), MAX("latency_ms"), AVG("latency_ms"), SUM("amount"), MAX("amount") ` + from + `WHERE "country" IN ('US', 'DE') ` + and + `LIMIT 10`},
 		{Name: "group_by_1", SQL: `SELECT "country", COUNT(*), SUM("latency_ms") ` + from + span + `GROUP BY "country" ORDER BY COUNT(*) DESC LIMIT 10`},
-		{Name: "group_by_2_having", SQL: `SELECT "country", "device", COUNT(*), SUM("latency_ms") ` + from + `WHERE "device" NOT IN ('ios') GROUP BY "country", "device" HAVING COUNT(*) > 0 ORDER BY COUNT(*) DESC LIMIT 10`},
+		{Name: "group_by_2_having", SQL: `SELECT "country", "device", COUNT(*), SUM("latency_ms") ` + from + `WHERE "device" NOT IN ('ios') ` + and + `GROUP BY "country", "device" HAVING COUNT(*) > 0 ORDER BY COUNT(*) DESC LIMIT 10`},
 		{Name: "distinct", SQL: `SELECT DISTINCT "country", "device" ` + from + span + `LIMIT 10`},
 		{Name: "distinctcount", SQL: `SELECT DISTINCTCOUNT("country"), DISTINCTCOUNTHLL("device") ` + from + span + `LIMIT 10`},
-		{Name: "percentile", SQL: `SELECT PERCENTILE("latency_ms", 95), PERCENTILETDIGEST("latency_ms", 99) ` + from + `WHERE "country" IN ('US', 'DE') LIMIT 10`},
+		{Name: "percentile", SQL: `SELECT PERCENTILE("latency_ms", 95), PERCENTILETDIGEST("latency_ms", 99) ` + from + `WHERE "country" IN ('US', 'DE') ` + and + `LIMIT 10`},
 		{Name: "time_bucket", SQL: `SELECT ` + bucket + `, COUNT(*) ` + from + span + `GROUP BY ` + bucket + ` ORDER BY ` + bucket + ` DESC LIMIT 10`},
-		{Name: "regexp_like", SQL: `SELECT COUNT(*) ` + from + `WHERE REGEXP_LIKE("country", '^US') LIMIT 10`},
+		{Name: "regexp_like", SQL: `SELECT COUNT(*) ` + from + `WHERE REGEXP_LIKE("country", '^US') ` + and + `LIMIT 10`},
 	}
 	for i := range want {
 		want[i].Tables = []string{"bench_events_OFFLINE"}
@@ -144,7 +145,7 @@ func TestGenerateEveryDataType(t *testing.T) {
 	if want := `PERCENTILE("mi", 95)`; !strings.Contains(m["percentile"].SQL, want) {
 		t.Errorf("percentile: %s", m["percentile"].SQL)
 	}
-	if want := `WHERE "b" = true ORDER BY`; !strings.Contains(m["filter_order_time"].SQL, want) {
+	if want := `WHERE "b" = true AND "ts" BETWEEN`; !strings.Contains(m["filter_order_time"].SQL, want) {
 		t.Errorf("BOOLEAN literal: %s, want %s", m["filter_order_time"].SQL, want)
 	}
 	if want := `WHERE "b" IN (true, false)`; !strings.Contains(m["agg_metrics"].SQL, want) {

@@ -74,7 +74,7 @@ func joinSQL(a, b *table, k column) string {
 		filter = k.ident() + " = " + v
 	}
 	side := func(t *table) query {
-		return query{sel: []string{k.ident()}, from: t.from, where: []string{filter}, limit: innerLimit}
+		return query{sel: []string{k.ident()}, from: t.from, where: []string{filter, t.narrow()}, limit: innerLimit}
 	}
 	l, r := quoteAlias("l"), quoteAlias("r")
 	key := l + "." + k.ident()

@@ -46,7 +46,7 @@ func (t *table) selection() (named, bool) {
 	if len(cols) > maxSelected {
 		cols = cols[:maxSelected]
 	}
-	q := query{sel: idents(cols), from: t.from, where: []string{t.eqFilter()}, limit: rowLimit}
+	q := query{sel: idents(cols), from: t.from, where: []string{t.eqFilter(), t.narrow()}, limit: rowLimit}
 	name := "filter_order"
 	switch {
 	case t.time != nil:
@@ -78,7 +78,7 @@ func (t *table) aggregation() (named, bool) {
 			sel = append(sel, call("DISTINCTCOUNT", t.groups[0].ident()))
 		}
 	}
-	q := query{sel: sel, from: t.from, where: []string{t.inFilter()}, limit: rowLimit}
+	q := query{sel: sel, from: t.from, where: []string{t.inFilter(), t.narrow()}, limit: rowLimit}
 	return named{name, q.String()}, true
 }
 
@@ -116,7 +116,7 @@ func (t *table) groupByHaving() (named, bool) {
 	q := query{
 		sel:     append(append(idents(t.groups), countStar), t.firstMetricSum()...),
 		from:    t.from,
-		where:   []string{t.notInFilter()},
+		where:   []string{t.notInFilter(), t.narrow()},
 		groupBy: idents(t.groups),
 		having:  countStar + " > 0",
 		orderBy: []string{countStar + " DESC"},
@@ -157,7 +157,7 @@ func (t *table) percentile() (named, bool) {
 	q := query{
 		sel:   []string{call("PERCENTILE", p, "95"), call("PERCENTILETDIGEST", p, "99")},
 		from:  t.from,
-		where: []string{t.inFilter()},
+		where: []string{t.inFilter(), t.narrow()},
 		limit: rowLimit,
 	}
 	return named{"percentile", q.String()}, true
@@ -188,7 +188,7 @@ func (t *table) regexpLike() (named, bool) {
 	if f == "" {
 		return named{}, false
 	}
-	q := query{sel: []string{countStar}, from: t.from, where: []string{f}, limit: rowLimit}
+	q := query{sel: []string{countStar}, from: t.from, where: []string{f, t.narrow()}, limit: rowLimit}
 	return named{"regexp_like", q.String()}, true
 }
 
@@ -203,6 +203,6 @@ func (t *table) multiValue() (named, bool) {
 	if numericTypes[t.mv.typ] {
 		sel = append(sel, call("SUMMV", m), call("MAXMV", m))
 	}
-	q := query{sel: sel, from: t.from, limit: rowLimit}
+	q := query{sel: sel, from: t.from, where: []string{t.narrow()}, limit: rowLimit}
 	return named{"agg_mv", q.String()}, true
 }

@@ -71,6 +71,10 @@ empty so the sidecar's own defaults (and its "controller required unless ..." ru
   value: {{ .warmup.budget | quote }}
 - name: WARMUP_EXIT
   value: {{ .warmup.exit | quote }}
+- name: WARMUP_PROBE_SHAPES
+  value: {{ .warmup.probeShapes | quote }}
+- name: WARMUP_MULTISTAGE
+  value: {{ .warmup.multiStage | quote }}
 - name: WARMUP_MIN_ITERATIONS
   value: {{ int .warmup.minIterations | quote }}
 - name: WARMUP_MAX_TABLES

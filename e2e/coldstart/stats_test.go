@@ -121,7 +121,7 @@ SELECT COUNT(*) FROM t
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Mix{{"groupby", "SELECT a, COUNT(*) FROM t GROUP BY a ORDER BY COUNT(*) DESC LIMIT 5"}, {"q2", "SELECT COUNT(*) FROM t"}}
+	want := Mix{{Name: "groupby", SQL: "SELECT a, COUNT(*) FROM t GROUP BY a ORDER BY COUNT(*) DESC LIMIT 5"}, {Name: "q2", SQL: "SELECT COUNT(*) FROM t"}}
 	if len(m) != 2 || m[0] != want[0] || m[1] != want[1] {
 		t.Errorf("ParseMix = %+v, want %+v", m, want)
 	}

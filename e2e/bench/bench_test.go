@@ -99,8 +99,12 @@ func TestConfigCheck(t *testing.T) {
 			t.Errorf("%+v: err = %v, want %q", tc.cfg, err, tc.want)
 		}
 	}
-	if err := (Config{}).withDefaults().check(); err != nil {
+	def := (Config{}).withDefaults()
+	if err := def.check(); err != nil {
 		t.Errorf("defaults: %v", err)
+	}
+	if def.MixName != coldstart.MixBuiltin || len(def.Mix) != len(coldstart.DefaultMix("t")) || len(def.Arms) != 4 {
+		t.Errorf("defaults: mix %q (%d queries), arms %v; want the builtin mix and all four arms", def.MixName, len(def.Mix), def.Arms)
 	}
 }
 

@@ -48,7 +48,7 @@ type Config struct {
 	WarmStart     time.Duration // warm window [WarmStart, WarmEnd); the load runs [0, WarmEnd)
 	WarmEnd       time.Duration
 	Timeout       time.Duration // client timeout (2 s)
-	Mix           coldstart.Mix // nil: coldstart.DefaultMix(cluster.TableBench)
+	Mix           coldstart.Mix // nil: the builtin mix, coldstart.DefaultMix(cluster.TableBench)
 	MixName       string        // recorded in the study (coldstart.MixNames; empty for a queries file)
 	// Settle is the pause between one restart's end and the next restart.
 	Settle time.Duration
@@ -84,7 +84,7 @@ func (c Config) withDefaults() Config {
 	c.WarmEnd = cmp.Or(c.WarmEnd, 75*time.Second)
 	c.Timeout = cmp.Or(c.Timeout, coldstart.DefaultTimeout)
 	if c.Mix == nil {
-		c.Mix = coldstart.DefaultMix(cluster.TableBench)
+		c.Mix, c.MixName = coldstart.DefaultMix(cluster.TableBench), coldstart.MixBuiltin
 	}
 	c.Settle = cmp.Or(c.Settle, 5*time.Second)
 	c.BasePort = cmp.Or(c.BasePort, DefaultBasePort)

@@ -6,7 +6,7 @@ LDFLAGS := -s -w -X main.version=$(VERSION)
 BIN := bin/warmup-sidecar
 INJECT_BIN := bin/warmup-inject
 
-.PHONY: all build test unit vet packaging dashboard fuzz footprint bench bench-smoke e2e demo bench fuzz clean
+.PHONY: all build test unit vet packaging dashboard fuzz footprint bench bench-mixes bench-smoke e2e demo bench fuzz clean
 
 all: build
 
@@ -50,11 +50,16 @@ footprint:
 e2e:
 	$(GO) test -tags e2e -count=1 -p 1 -timeout 45m ./e2e/cluster/ ./e2e/scenarios/
 
-# Cold-start study on the real cluster: warmup OFF vs ON (default probe, custom
-# query shapes), interleaved cold broker restarts, open-loop load at a calibrated
-# rate → results/coldstart/latest.{json,md,png}. ~30 min; run on a quiet machine.
+# Cold-start study on the real cluster: warmup OFF vs ON (the sidecar's defaults,
+# upstream's LIMIT 1 probe, the mix's own shapes), interleaved cold broker restarts,
+# open-loop load of the builtin mix at a calibrated rate → results/coldstart/latest.{json,md,png}.
+# ~45 min; run on a quiet machine. BENCH_MIX=dashboard|api|mse picks another mix.
 bench:
 	bash scripts/bench.sh
+
+# The same study on each other shipped mix → results/coldstart/<mix>.{json,md,png}. ~45 min each.
+bench-mixes:
+	for mix in dashboard api mse; do BENCH_MIX=$$mix bash scripts/bench.sh || exit 1; done
 
 # The same tool, 1 restart per arm and short windows: fails if the tool is broken.
 bench-smoke:

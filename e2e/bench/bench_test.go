@@ -90,7 +90,7 @@ func TestConfigCheck(t *testing.T) {
 		cfg  Config
 		want string
 	}{
-		{Config{Arms: []string{"on"}}, `arm "on": want one of off, on_default, on_custom`},
+		{Config{Arms: []string{"on"}}, `arm "on": want one of off, on_default, on_limit1, on_custom`},
 		{Config{Cold: 10 * time.Second, WarmStart: 5 * time.Second}, "windows cold [0,10s) warm [5s,1m15s)"},
 		{Config{Rate: -1}, "rate -1: want ≥ 0 (0: calibrate)"},
 	} {
@@ -99,8 +99,12 @@ func TestConfigCheck(t *testing.T) {
 			t.Errorf("%+v: err = %v, want %q", tc.cfg, err, tc.want)
 		}
 	}
-	if err := (Config{}).withDefaults().check(); err != nil {
+	def := (Config{}).withDefaults()
+	if err := def.check(); err != nil {
 		t.Errorf("defaults: %v", err)
+	}
+	if def.MixName != coldstart.MixBuiltin || len(def.Mix) != len(coldstart.DefaultMix("t")) || len(def.Arms) != 4 {
+		t.Errorf("defaults: mix %q (%d queries), arms %v; want the builtin mix and all four arms", def.MixName, len(def.Mix), def.Arms)
 	}
 }
 

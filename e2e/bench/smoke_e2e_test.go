@@ -12,7 +12,7 @@ import (
 )
 
 // TestSmokeStudy runs the cold-start study's smoke version on a real local cluster: one cold
-// broker restart per arm (OFF, ON default probe, ON custom queries), short windows, a short
+// broker restart per arm (off, on_default, on_limit1, on_custom), short windows, a short
 // calibration. It checks the tool works end to end (bench.CheckStudy), not the sidecar's
 // figures: those need the full study on a quiet machine (make bench).
 //

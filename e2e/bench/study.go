@@ -39,7 +39,7 @@ const sidecarPortOffset = cluster.PortSpan - 5
 
 // Config is one study.
 type Config struct {
-	Arms     []string // default: off, on_default, on_custom
+	Arms     []string // default: coldstart.ArmOrder
 	Restarts int      // per arm
 	Rate     float64  // arrivals/s; 0: calibrate first (coldstart.Calibrate)
 	// RateFractions of the warm capacity the calibration tries (nil: coldstart.DefaultFractions).
@@ -48,7 +48,8 @@ type Config struct {
 	WarmStart     time.Duration // warm window [WarmStart, WarmEnd); the load runs [0, WarmEnd)
 	WarmEnd       time.Duration
 	Timeout       time.Duration // client timeout (2 s)
-	Mix           coldstart.Mix // nil: coldstart.DefaultMix(cluster.TableBench)
+	Mix           coldstart.Mix // nil: the builtin mix, coldstart.DefaultMix(cluster.TableBench)
+	MixName       string        // recorded in the study (coldstart.MixNames; empty for a queries file)
 	// Settle is the pause between one restart's end and the next restart.
 	Settle time.Duration
 
@@ -56,7 +57,8 @@ type Config struct {
 	BrokerJVMOpts []string // nil: ChartBrokerJVMOpts
 	BenchRows     int      // 0: the harness default (1,000,000)
 	BenchSegments int      // 0: the harness default (8)
-	// SidecarEnv is added to every ON arm's WARMUP_* environment (e.g. WARMUP_BUDGET).
+	// SidecarEnv is added to every ON arm's WARMUP_* environment (e.g. WARMUP_BUDGET), over
+	// the arm's own settings.
 	SidecarEnv map[string]string
 	// Calibration: closed-loop levels and step length.
 	CalibrationLevels []int
@@ -82,7 +84,7 @@ func (c Config) withDefaults() Config {
 	c.WarmEnd = cmp.Or(c.WarmEnd, 75*time.Second)
 	c.Timeout = cmp.Or(c.Timeout, coldstart.DefaultTimeout)
 	if c.Mix == nil {
-		c.Mix = coldstart.DefaultMix(cluster.TableBench)
+		c.Mix, c.MixName = coldstart.DefaultMix(cluster.TableBench), coldstart.MixBuiltin
 	}
 	c.Settle = cmp.Or(c.Settle, 5*time.Second)
 	c.BasePort = cmp.Or(c.BasePort, DefaultBasePort)
@@ -274,7 +276,7 @@ func (e *Env) Study(ctx context.Context, rate float64, calib *coldstart.Calibrat
 	m := e.machine
 	m.Java = javaVersion()
 	s := &coldstart.Study{
-		PinotVersion: e.version, RateQPS: rate, Arms: map[string]*coldstart.Arm{},
+		PinotVersion: e.version, RateQPS: rate, Arms: map[string]*coldstart.Arm{}, Mix: cfg.MixName,
 		Smoke: cfg.Smoke, ColdWindow: coldstart.Window{Start: 0, End: cfg.Cold},
 		WarmWindow: coldstart.Window{Start: cfg.WarmStart, End: cfg.WarmEnd},
 		TimeoutMs:  float64(cfg.Timeout.Milliseconds()), Queries: cfg.Mix,
@@ -320,21 +322,11 @@ func (e *Env) Study(ctx context.Context, rate float64, calib *coldstart.Calibrat
 
 // sidecarEnv is an arm's WARMUP_* environment (nil for OFF). WARMUP_LISTEN_ADDR is added at start.
 func (e *Env) sidecarEnv(arm string) map[string]string {
-	if arm == coldstart.ArmOff {
-		return nil
-	}
-	env := map[string]string{
+	return armEnv(arm, map[string]string{
 		"WARMUP_BROKER_URL":     e.Cluster.BrokerURL(),
 		"WARMUP_CONTROLLER_URL": e.Cluster.ControllerURL(),
 		"WARMUP_LOG_FORMAT":     "text",
-	}
-	if arm == coldstart.ArmOnCustom {
-		env["WARMUP_QUERY"] = strings.Join(e.cfg.Mix.SQL(), ";")
-	}
-	for k, v := range e.cfg.SidecarEnv {
-		env[k] = v
-	}
-	return env
+	}, e.cfg.Mix, e.cfg.SidecarEnv)
 }
 
 var errSidecarDied = errors.New("sidecar exited")

@@ -43,7 +43,7 @@ func coldBroker(t *testing.T, cold, slow, fast time.Duration) *httptest.Server {
 	return srv
 }
 
-var testMix = Mix{{"a", "SELECT COUNT(*) FROM t"}, {"b", "SELECT SUM(x) FROM t"}}
+var testMix = Mix{{Name: "a", SQL: "SELECT COUNT(*) FROM t"}, {Name: "b", SQL: "SELECT SUM(x) FROM t"}}
 
 func TestColdWindowShowsCancellationsWarmWindowNone(t *testing.T) {
 	// Slow (400 ms > 250 ms timeout) for the first second, then 5 ms.

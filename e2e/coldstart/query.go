@@ -9,10 +9,13 @@ import (
 	"strings"
 )
 
-// Query is one shape of the mix: Name labels it in per-shape figures.
+// Query is one query of the mix: Name labels its shape in per-shape figures.
 type Query struct {
 	Name string `json:"name"`
 	SQL  string `json:"sql"`
+	// Draw numbers the parameter draws of a named mix's shape (0: its first); queries read
+	// from a file and the built-in mix are each their own shape, all draw 0.
+	Draw int `json:"draw,omitempty"`
 }
 
 // Mix is the list of queries the load cycles through: arrival i sends Mix[i % len].
@@ -21,11 +24,15 @@ type Mix []Query
 // At is the query for arrival i.
 func (m Mix) At(i int) Query { return m[i%len(m)] }
 
-// SQL lists the statements, e.g. to hand them to the sidecar as WARMUP_QUERY.
-func (m Mix) SQL() []string {
-	out := make([]string, len(m))
-	for i, q := range m {
-		out[i] = q.SQL
+// Shapes lists one statement per shape (every draw-0 query), e.g. to hand the mix's shapes
+// to the sidecar as WARMUP_QUERY: the sidecar warms shapes, and later draws only change
+// literals.
+func (m Mix) Shapes() []string {
+	var out []string
+	for _, q := range m {
+		if q.Draw == 0 {
+			out = append(out, q.SQL)
+		}
 	}
 	return out
 }
@@ -38,14 +45,14 @@ func (m Mix) SQL() []string {
 func DefaultMix(table string) Mix {
 	t := table
 	return Mix{
-		{"selection", fmt.Sprintf(`SELECT event_id, user_id, amount, ts FROM %s WHERE country = 'DE' AND device = 'ios' ORDER BY ts DESC LIMIT 20`, t)},
-		{"aggregation", fmt.Sprintf(`SELECT COUNT(*), SUM(amount), AVG(latency_ms), MAX(latency_ms) FROM %s WHERE event_type = 'purchase'`, t)},
-		{"groupby", fmt.Sprintf(`SELECT country, COUNT(*), SUM(amount) FROM %s WHERE device = 'android' GROUP BY country ORDER BY SUM(amount) DESC LIMIT 10`, t)},
-		{"distinctcount", fmt.Sprintf(`SELECT DISTINCTCOUNT(user_id) FROM %s WHERE country = 'US'`, t)},
-		{"selection", fmt.Sprintf(`SELECT event_id, country, latency_ms FROM %s WHERE event_type = 'click' AND latency_ms > 900 LIMIT 50`, t)},
-		{"aggregation", fmt.Sprintf(`SELECT MIN(amount), MAX(amount), SUM(latency_ms) FROM %s WHERE country IN ('FR', 'JP') AND device = 'web'`, t)},
-		{"groupby", fmt.Sprintf(`SELECT event_type, device, COUNT(*) FROM %s WHERE country = 'BR' GROUP BY event_type, device ORDER BY COUNT(*) DESC LIMIT 10`, t)},
-		{"distinctcount", fmt.Sprintf(`SELECT country, DISTINCTCOUNT(device) FROM %s WHERE event_type = 'view' GROUP BY country ORDER BY country LIMIT 20`, t)},
+		{Name: "selection", SQL: fmt.Sprintf(`SELECT event_id, user_id, amount, ts FROM %s WHERE country = 'DE' AND device = 'ios' ORDER BY ts DESC LIMIT 20`, t)},
+		{Name: "aggregation", SQL: fmt.Sprintf(`SELECT COUNT(*), SUM(amount), AVG(latency_ms), MAX(latency_ms) FROM %s WHERE event_type = 'purchase'`, t)},
+		{Name: "groupby", SQL: fmt.Sprintf(`SELECT country, COUNT(*), SUM(amount) FROM %s WHERE device = 'android' GROUP BY country ORDER BY SUM(amount) DESC LIMIT 10`, t)},
+		{Name: "distinctcount", SQL: fmt.Sprintf(`SELECT DISTINCTCOUNT(user_id) FROM %s WHERE country = 'US'`, t)},
+		{Name: "selection", SQL: fmt.Sprintf(`SELECT event_id, country, latency_ms FROM %s WHERE event_type = 'click' AND latency_ms > 900 LIMIT 50`, t)},
+		{Name: "aggregation", SQL: fmt.Sprintf(`SELECT MIN(amount), MAX(amount), SUM(latency_ms) FROM %s WHERE country IN ('FR', 'JP') AND device = 'web'`, t)},
+		{Name: "groupby", SQL: fmt.Sprintf(`SELECT event_type, device, COUNT(*) FROM %s WHERE country = 'BR' GROUP BY event_type, device ORDER BY COUNT(*) DESC LIMIT 10`, t)},
+		{Name: "distinctcount", SQL: fmt.Sprintf(`SELECT country, DISTINCTCOUNT(device) FROM %s WHERE event_type = 'view' GROUP BY country ORDER BY country LIMIT 20`, t)},
 	}
 }
 

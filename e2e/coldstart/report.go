@@ -10,15 +10,18 @@ import (
 	"time"
 )
 
-// Arm names of the study, in the order reports show them.
+// Arm names of the study, in the order reports show them: no sidecar; the sidecar with its
+// defaults (probes derived from the tables' schemas); with upstream's SELECT * ... LIMIT 1
+// probe (WARMUP_PROBE_SHAPES=limit1); with the mix's own shapes as WARMUP_QUERY.
 const (
 	ArmOff       = "off"
 	ArmOnDefault = "on_default"
+	ArmOnLimit1  = "on_limit1"
 	ArmOnCustom  = "on_custom"
 )
 
 // ArmOrder lists the known arms in report order; other arms follow alphabetically.
-var ArmOrder = []string{ArmOff, ArmOnDefault, ArmOnCustom}
+var ArmOrder = []string{ArmOff, ArmOnDefault, ArmOnLimit1, ArmOnCustom}
 
 // Restart is one cold restart of one arm (the R of results/coldstart/latest.json).
 // The first eight fields are the contract; the rest explain them.
@@ -132,6 +135,8 @@ type Study struct {
 	RateQPS      float64         `json:"rate_qps"`
 	Arms         map[string]*Arm `json:"arms"`
 
+	// Mix names the query mix (MixNames); empty for a queries file.
+	Mix           string    `json:"mix,omitempty"`
 	Smoke         bool      `json:"smoke"`
 	ColdWindow    Window    `json:"cold_window"`
 	WarmWindow    Window    `json:"warm_window"`

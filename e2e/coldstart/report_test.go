@@ -22,7 +22,8 @@ func testStudy() *Study {
 		Arms: map[string]*Arm{
 			ArmOff:       {Restarts: []Restart{restart(0.40, 2000, 20, 0), restart(0.30, 2000, 22, 0), restart(0.50, 2000, 18, 0)}},
 			ArmOnDefault: {Restarts: []Restart{restart(0.10, 900, 20, 9), restart(0.12, 800, 20, 10), restart(0.08, 1000, 20, 11)}},
-			ArmOnCustom:  {Restarts: []Restart{restart(0.01, 50, 20, 12), restart(0.02, 40, 20, 13), restart(0.0, 45, 20, 14)}},
+			ArmOnLimit1:  {Restarts: []Restart{restart(0.01, 300, 20, 16), restart(0.0, 280, 20, 8), restart(0.0, 320, 20, 9)}},
+			ArmOnCustom:  {Restarts: []Restart{restart(0.0, 35, 20, 12), restart(0.004, 40, 20, 13), restart(0.0, 38, 20, 14)}},
 		},
 	}
 }
@@ -39,35 +40,54 @@ func TestAggregate(t *testing.T) {
 
 func TestVerdictsAgainstTheTargets(t *testing.T) {
 	vs := Verdicts(testStudy())
-	if len(vs) != 2 || vs[0].Arm != ArmOnDefault || vs[1].Arm != ArmOnCustom {
-		t.Fatalf("verdicts = %+v", vs)
+	if len(vs) != 3 || vs[0].Arm != ArmOnDefault || vs[1].Arm != ArmOnLimit1 || vs[2].Arm != ArmOnCustom {
+		t.Fatalf("verdicts = %+v, want on_default, on_limit1, on_custom", vs)
 	}
-	def, cus := vs[0], vs[1]
-	// off mean 0.40; on_default mean 0.10 → 75% cut: short of 90%.
+	def, lim, cus := vs[0], vs[1], vs[2]
+	// off mean 0.40; on_default mean 0.10 → 75% cut: short of 99%.
 	if math.Abs(def.CancelCut-0.75) > 1e-9 || def.CutOK {
 		t.Errorf("on_default cut = %v ok=%v, want 0.75 and failing", def.CancelCut, def.CutOK)
 	}
 	if def.P99OK || !def.WarmupOK {
 		t.Errorf("on_default: p99 ok=%v (cold 900 vs warm 20: want false), warmup ok=%v (want true)", def.P99OK, def.WarmupOK)
 	}
-	// on_custom mean 0.01 → 97.5% cut, cold p99 45 ≤ 3×20, warmup max 14 < 15.
+	// on_limit1 mean 0.0033 → 99.2% cut; cold p99 300 vs warm 20; one warmup of 16 s.
+	if !lim.CutOK || lim.P99OK || lim.WarmupOK || lim.MaxWarmup != 16 {
+		t.Errorf("on_limit1 verdict = %+v, want the cut met, p99 and warmup missed", lim)
+	}
+	// on_custom mean 0.0013 → 99.7% cut, cold p99 38 ≤ 2×20, warmup max 14 < 15.
 	if !cus.CutOK || !cus.P99OK || !cus.WarmupOK {
 		t.Errorf("on_custom verdict = %+v, want every target met", cus)
 	}
 }
 
 func TestMarkdownTable(t *testing.T) {
-	md := Markdown(testStudy())
+	s := testStudy()
+	s.Mix = MixDashboard
+	md := Markdown(s)
 	for _, want := range []string{
-		"| figure | off (n=3) | on_default (n=3) | on_custom (n=3) |",
+		"| figure | off (n=3) | on_default (n=3) | on_limit1 (n=3) | on_custom (n=3) |",
 		"| cold cancellation rate | **40.0%** / 40.0% / [30.0% – 50.0%] | **10.0%** / 10.0% / [8.0% – 12.0%] |",
 		"| warmup (s) | — | **10.0** / 10.0 / [9.0 – 11.0] |",
-		"| cold cancellations cut ≥ 90% vs off (means) | 75% ❌ | 98% ✅ |",
-		"Pinot 0.11.0, 120 QPS",
+		"| target | on_default | on_limit1 | on_custom |",
+		"| cold cancellations cut ≥ 99% vs off (means) | 75.0% ❌ (24.0 points short) | 99.2% ✅ | 99.7% ✅ |",
+		"| cold p99 ≤ 2× warm p99 (medians) | 45.0× ❌ (22.5 times the 2× limit) | 15.0× ❌ (7.5 times the 2× limit) | 1.9× ✅ |",
+		"| warmup < 15 s (max) | 11.0 s ✅ | 16.0 s ❌ (1.0 s over) | 14.0 s ✅ |",
+		"Cold-start study, mix dashboard: Pinot 0.11.0, 120 QPS",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("markdown lacks %q:\n%s", want, md)
 		}
+	}
+}
+
+func TestMarkdownTargetsWithoutAnOffStorm(t *testing.T) {
+	s := testStudy()
+	for i := range s.Arms[ArmOff].Restarts {
+		s.Arms[ArmOff].Restarts[i].ColdCancelRate = 0
+	}
+	if md := Markdown(s); !strings.Contains(md, "| cold cancellations cut ≥ 99% vs off (means) | n/a (off had no cold cancellations) |") {
+		t.Errorf("no OFF cancellations: the cut must read n/a:\n%s", md)
 	}
 }
 

@@ -1,6 +1,7 @@
 package coldstart
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -117,12 +118,14 @@ func TestParseMix(t *testing.T) {
 -- another
 groupby: SELECT a, COUNT(*) FROM t GROUP BY a ORDER BY COUNT(*) DESC LIMIT 5;
 SELECT COUNT(*) FROM t
+SET useMultistageEngine=true; SELECT a FROM t JOIN u ON t.a = u.a LIMIT 5;
 `))
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Mix{{"groupby", "SELECT a, COUNT(*) FROM t GROUP BY a ORDER BY COUNT(*) DESC LIMIT 5"}, {"q2", "SELECT COUNT(*) FROM t"}}
-	if len(m) != 2 || m[0] != want[0] || m[1] != want[1] {
+	want := Mix{{Name: "groupby", SQL: "SELECT a, COUNT(*) FROM t GROUP BY a ORDER BY COUNT(*) DESC LIMIT 5"}, {Name: "q2", SQL: "SELECT COUNT(*) FROM t"},
+		{Name: "q3", SQL: "SET useMultistageEngine=true; SELECT a FROM t JOIN u ON t.a = u.a LIMIT 5"}}
+	if !slices.Equal(m, want) {
 		t.Errorf("ParseMix = %+v, want %+v", m, want)
 	}
 	if _, err := ParseMix(strings.NewReader("# nothing\n\n")); err == nil || !strings.Contains(err.Error(), "no queries") {

@@ -34,7 +34,7 @@ func calibrateCmd(ctx context.Context, args []string, stdout, stderr io.Writer, 
 	if code, ok := parse(fs, args, stderr); !ok {
 		return code
 	}
-	mix, err := m.load()
+	mix, _, err := m.load()
 	if err != nil {
 		fmt.Fprintln(stderr, "calibrate:", err)
 		return exitBadArgs

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"flag"
 	"fmt"
 	"io"
@@ -38,21 +39,32 @@ func (w windowFlags) check() error {
 	return nil
 }
 
-// mixFlags choose the query mix.
+// mixFlags choose the query mix: a named one (--mix) or a file (--queries-file).
 type mixFlags struct {
-	file, table string
+	name, file, table string
 }
 
 func (m *mixFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&m.file, "queries-file", "", "queries, one per line (\"name: SELECT ...\" names one; # comments); default: the built-in mix on --table")
-	fs.StringVar(&m.table, "table", "bench_events", "table of the built-in mix (columns of e2e/testdata/tables/bench_events.schema.json)")
+	fs.StringVar(&m.name, "mix", "", "named query mix over --table: "+strings.Join(coldstart.MixNames, ", ")+" (default "+coldstart.MixBuiltin+")")
+	fs.StringVar(&m.file, "queries-file", "", "queries, one per line (\"name: SELECT ...\" names one; # comments), instead of a named mix")
+	fs.StringVar(&m.table, "table", "bench_events", "table of the named mixes (columns and values of e2e/testdata/tables/bench_events.schema.json)")
 }
 
-func (m mixFlags) load() (coldstart.Mix, error) {
+// load returns the mix and its name (empty for a queries file).
+func (m mixFlags) load() (coldstart.Mix, string, error) {
 	if m.file != "" {
-		return coldstart.LoadMix(m.file)
+		if m.name != "" {
+			return nil, "", fmt.Errorf("--mix %s and --queries-file: give one of them", m.name)
+		}
+		mix, err := coldstart.LoadMix(m.file)
+		return mix, "", err
 	}
-	return coldstart.DefaultMix(m.table), nil
+	name := cmp.Or(m.name, coldstart.MixBuiltin)
+	mix, err := coldstart.NamedMix(name, m.table)
+	if err != nil {
+		return nil, "", fmt.Errorf("--mix: %w", err)
+	}
+	return mix, name, nil
 }
 
 // headerList is a repeatable "Name: value" flag.

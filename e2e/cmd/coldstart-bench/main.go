@@ -2,7 +2,7 @@
 // the cancellation storm after a restart, with and without the warmup sidecar.
 //
 //	coldstart-bench run --broker URL --rate QPS [--ready-url URL] ...   one arm, any broker
-//	coldstart-bench study [--smoke] ...                                 the interleaved study on the local cluster
+//	coldstart-bench study [--smoke] [--mix M] ...                       the interleaved study on the local cluster
 //	coldstart-bench calibrate (--broker URL | --local) ...              warm capacity → arrival rate
 //	coldstart-bench report --study F.json [--traces DIR]                re-render a study's table and plot
 //
@@ -57,8 +57,9 @@ const usage = `coldstart-bench: a Pinot broker's cold start under open-loop load
 Usage:
   coldstart-bench run --broker URL --rate QPS [flags]   measure one arm against any broker: wait for
                                                          --ready-url to answer 200, then load it
-  coldstart-bench study [--smoke] [flags]               the interleaved OFF / ON study on a local real
+  coldstart-bench study [--smoke] [--mix M] [flags]     the interleaved OFF / ON study on a local real
                                                          cluster (e2e/cluster); writes results/coldstart/
+                                                         (mixes: builtin, dashboard, api, mse)
   coldstart-bench calibrate (--broker URL | --local)    a warm broker's closed-loop capacity and the
                                                          arrival rate the study would use
   coldstart-bench report [--study F] [--traces DIR]     re-render a study's table (and plot, from its traces)

@@ -2,11 +2,13 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -100,6 +102,9 @@ func TestBadArguments(t *testing.T) {
 		{[]string{"run", "--broker", "http://x", "--rate", "10", "--queries-file", "/nonexistent"}, "queries file"},
 		{[]string{"study", "--sidecar-env", "FOO=1"}, `"FOO=1": want WARMUP_NAME=value`},
 		{[]string{"calibrate"}, "give exactly one of --broker URL and --local"},
+		{[]string{"run", "--broker", "http://x", "--rate", "10", "--mix", "nope"}, `--mix: mix "nope": want one of builtin, dashboard, api, mse`},
+		{[]string{"study", "--mix", "api", "--queries-file", "q.sql"}, "--mix api and --queries-file: give one of them"},
+		{[]string{"calibrate", "--local", "--mix", "MSE"}, `mix "MSE": want one of`},
 	} {
 		var stdout, stderr bytes.Buffer
 		if code := run(tc.args, &stdout, &stderr); code != exitBadArgs {
@@ -108,5 +113,58 @@ func TestBadArguments(t *testing.T) {
 		if !strings.Contains(stderr.String(), tc.want) {
 			t.Errorf("%v: stderr %q lacks %q", tc.args, stderr.String(), tc.want)
 		}
+	}
+}
+
+func TestOutputNamePerMix(t *testing.T) {
+	for _, tc := range []struct {
+		mix   string
+		smoke bool
+		want  string
+	}{
+		{coldstart.MixBuiltin, false, "latest"},
+		{"", false, "latest"}, // a queries file
+		{coldstart.MixDashboard, false, "dashboard"},
+		{coldstart.MixMSE, true, "smoke-mse"},
+		{coldstart.MixBuiltin, true, "smoke"},
+	} {
+		if got := outputName(tc.mix, tc.smoke); got != tc.want {
+			t.Errorf("outputName(%q, %v) = %q, want %q", tc.mix, tc.smoke, got, tc.want)
+		}
+	}
+}
+
+// --mix api sends the api mix's queries and records the mix; a later run into the same
+// study with another mix is refused, not mixed in.
+func TestRunWithANamedMix(t *testing.T) {
+	srv := fakeBroker(t, 0, 0)
+	out := t.TempDir()
+	args := []string{"run", "--broker", srv.URL, "--rate", "100", "--timeout", "250ms", "--mix", "api",
+		"--cold", "200ms", "--warm-start", "300ms", "--warm-end", "400ms", "--out", out}
+	var stdout, stderr bytes.Buffer
+	if code := run(args, &stdout, &stderr); code != exitOK {
+		t.Fatalf("exit %d; stderr:\n%s", code, stderr.String())
+	}
+	s, err := coldstart.ReadStudy(filepath.Join(out, "study.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := coldstart.APIMix("bench_events"); s.Mix != coldstart.MixAPI || !slices.Equal(s.Queries, want) {
+		t.Errorf("study mix %q with %d queries, want api with %d", s.Mix, len(s.Queries), len(want))
+	}
+	var tr coldstart.Trace
+	b, err := os.ReadFile(filepath.Join(out, "off-1.trace.json"))
+	if err != nil || json.Unmarshal(b, &tr) != nil || len(tr.Records) == 0 {
+		t.Fatalf("trace: %v", err)
+	}
+	for _, r := range tr.Records {
+		if r.Query != coldstart.APIMix("bench_events").At(r.Index).Name {
+			t.Fatalf("arrival %d sent %q, not the api mix's query", r.Index, r.Query)
+		}
+	}
+	args[8] = "dashboard"
+	stderr.Reset()
+	if code := run(args, &stdout, &stderr); code != exitFailed || !strings.Contains(stderr.String(), "another query mix") {
+		t.Errorf("a second run with another mix: exit %d, stderr %q", code, stderr.String())
 	}
 }

@@ -31,7 +31,11 @@ func reportCmd(_ context.Context, args []string, stdout, stderr io.Writer, log *
 	}
 	base := strings.TrimSuffix(*study, filepath.Ext(*study))
 	if *readme {
-		fmt.Fprint(stdout, coldstart.ReadmeSection(s, "make bench", filepath.ToSlash(base+".png")))
+		command := "make bench"
+		if s.Mix != "" && s.Mix != coldstart.MixBuiltin {
+			command = "BENCH_MIX=" + s.Mix + " make bench"
+		}
+		fmt.Fprint(stdout, coldstart.ReadmeSection(s, command, filepath.ToSlash(base+".png")))
 		return exitOK
 	}
 	if *traces == "" {

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -48,7 +49,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer, log *s
 		fmt.Fprintln(stderr, "run:", err)
 		return exitBadArgs
 	}
-	mix, err := m.load()
+	mix, mixName, err := m.load()
 	if err != nil {
 		fmt.Fprintln(stderr, "run:", err)
 		return exitBadArgs
@@ -94,14 +95,14 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer, log *s
 	s, err := coldstart.ReadStudy(studyPath)
 	if errors.Is(err, os.ErrNotExist) {
 		m := coldstart.DescribeMachine()
-		s = &coldstart.Study{PinotVersion: *pinotVersion, RateQPS: *rate, Arms: map[string]*coldstart.Arm{},
+		s = &coldstart.Study{PinotVersion: *pinotVersion, RateQPS: *rate, Arms: map[string]*coldstart.Arm{}, Mix: mixName,
 			ColdWindow: cold, WarmWindow: warm, TimeoutMs: float64(w.timeout.Milliseconds()), Queries: mix,
 			Machine: m, Command: "coldstart-bench run " + strings.Join(args, " "), StartedAt: readyAt}
 	} else if err != nil {
 		log.Error("run", "error", err)
 		return exitFailed
-	} else if s.RateQPS != *rate || s.ColdWindow != cold || s.WarmWindow != warm {
-		log.Error("run: " + studyPath + " was made with another rate or other windows: use another --out")
+	} else if s.RateQPS != *rate || s.ColdWindow != cold || s.WarmWindow != warm || !slices.Equal(s.Queries, mix) {
+		log.Error("run: " + studyPath + " was made with another rate, other windows or another query mix: use another --out")
 		return exitFailed
 	}
 	if s.Arms[*arm] == nil {

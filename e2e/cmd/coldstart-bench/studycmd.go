@@ -31,7 +31,7 @@ func studyCmd(ctx context.Context, args []string, stdout, stderr io.Writer, log 
 		rows       = fs.Int("bench-rows", 0, "rows of the benchmark table (0: 1,000,000)")
 		segments   = fs.Int("bench-segments", 0, "segments of the benchmark table (0: 8)")
 		out        = fs.String("out", "results/coldstart", "directory for <name>.json, <name>.md and <name>.png")
-		name       = fs.String("name", "", "output base name (default: latest, or smoke with --smoke)")
+		name       = fs.String("name", "", "output base name (default: latest for the builtin mix or a queries file, else the mix's name; smoke[-<mix>] with --smoke)")
 		workDir    = fs.String("work-dir", "", "keep the cluster, GC, sidecar logs and per-query traces here (default: a temp dir, removed)")
 		check      = fs.Bool("check", true, "fail when the output shows the tool did not work (missing restarts, failed loads, no warmup)")
 	)
@@ -61,24 +61,21 @@ func studyCmd(ctx context.Context, args []string, stdout, stderr io.Writer, log 
 		def("calibration-step", func() { *calStep = sm.CalibrationStep })
 		def("calibration-levels", func() { levels = sm.CalibrationLevels })
 	}
-	if *name == "" {
-		*name = "latest"
-		if *smoke {
-			*name = "smoke"
-		}
-	}
 	if err := w.check(); err != nil {
 		fmt.Fprintln(stderr, "study:", err)
 		return exitBadArgs
 	}
-	mix, err := m.load()
+	mix, mixName, err := m.load()
 	if err != nil {
 		fmt.Fprintln(stderr, "study:", err)
 		return exitBadArgs
 	}
+	if *name == "" {
+		*name = outputName(mixName, *smoke)
+	}
 	cfg := bench.Config{
 		Arms: strings.Split(*arms, ","), Restarts: *restarts, Rate: *rate, RateFractions: fractions,
-		Cold: w.cold, WarmStart: w.warmStart, WarmEnd: w.warmEnd, Timeout: w.timeout, Mix: mix,
+		Cold: w.cold, WarmStart: w.warmStart, WarmEnd: w.warmEnd, Timeout: w.timeout, Mix: mix, MixName: mixName,
 		Settle: *settle, BasePort: *basePort, BenchRows: *rows, BenchSegments: *segments,
 		SidecarEnv: sidecarEnv, CalibrationLevels: levels, CalibrationStep: *calStep,
 		WorkDir: *workDir, KeepWorkDir: *workDir != "", Smoke: *smoke,
@@ -102,4 +99,19 @@ func studyCmd(ctx context.Context, args []string, stdout, stderr io.Writer, log 
 		return exitFailed
 	}
 	return exitOK
+}
+
+// outputName is a study's default output base name: the built-in mix (or a queries file)
+// keeps "latest", another named mix is named after itself, a smoke run after "smoke".
+func outputName(mix string, smoke bool) string {
+	named := mix != "" && mix != coldstart.MixBuiltin
+	switch {
+	case smoke && named:
+		return "smoke-" + mix
+	case smoke:
+		return "smoke"
+	case named:
+		return mix
+	}
+	return "latest"
 }

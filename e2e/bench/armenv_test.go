@@ -1,0 +1,50 @@
+package bench
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/warmup-sidecar/warmup-sidecar/e2e/coldstart"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/sqltext"
+)
+
+func TestArmEnv(t *testing.T) {
+	base := map[string]string{"WARMUP_BROKER_URL": "http://b", "WARMUP_CONTROLLER_URL": "http://c"}
+	mix, err := coldstart.NamedMix(coldstart.MixMSE, "bench_events")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if env := armEnv(coldstart.ArmOff, base, mix, nil); env != nil {
+		t.Errorf("off: env %v, want no sidecar", env)
+	}
+	// The sidecar's defaults and the LIMIT 1 arm never see the mix: no query, no table list.
+	for arm, want := range map[string]string{coldstart.ArmOnDefault: "", coldstart.ArmOnLimit1: "limit1"} {
+		env := armEnv(arm, base, mix, nil)
+		if env["WARMUP_BROKER_URL"] != "http://b" || env["WARMUP_PROBE_SHAPES"] != want {
+			t.Errorf("%s: env %v, want the base and WARMUP_PROBE_SHAPES=%q", arm, env, want)
+		}
+		for k, v := range env {
+			if k == "WARMUP_QUERY" || k == "WARMUP_TABLES" || strings.Contains(v, "SELECT") {
+				t.Errorf("%s: %s=%q hands the sidecar the mix", arm, k, v)
+			}
+		}
+	}
+	// on_custom: the sidecar's own splitter must read back one query per shape, each with its SET.
+	env := armEnv(coldstart.ArmOnCustom, base, mix, map[string]string{"WARMUP_BUDGET": "30s"})
+	got, err := sqltext.Split(env["WARMUP_QUERY"])
+	if err != nil || !slices.Equal(got, mix.Shapes()) {
+		t.Errorf("on_custom WARMUP_QUERY splits into %q (%v), want the %d shapes %q", got, err, len(mix.Shapes()), mix.Shapes())
+	}
+	for _, q := range got {
+		if !strings.HasPrefix(q, "SET useMultistageEngine=true; ") {
+			t.Errorf("on_custom: %q lost its SET", q)
+		}
+	}
+	if env["WARMUP_BUDGET"] != "30s" {
+		t.Errorf("extra settings missing: %v", env)
+	}
+	if _, ok := base["WARMUP_QUERY"]; ok {
+		t.Error("armEnv wrote into the base map")
+	}
+}

@@ -16,7 +16,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	"go.uber.org/goleak"
 
@@ -144,7 +143,8 @@ func answer(status int, body string) func(http.ResponseWriter, *http.Request, st
 // can drop its idle connections and prove nothing is left running.
 type faultSup struct {
 	sup    *Supervisor
-	m      *gatehttp.Metrics
+	m      *Metrics
+	gm     *gatehttp.Metrics
 	logs   *syncBuffer
 	hc     *http.Client
 	start  time.Time
@@ -154,10 +154,7 @@ type faultSup struct {
 
 func newFaultSup(t *testing.T, brokerURL, controllerURL string, opts Options, broker func(*pinot.Client) Broker) *faultSup {
 	t.Helper()
-	m, err := gatehttp.NewMetrics(prometheus.NewRegistry())
-	if err != nil {
-		t.Fatal(err)
-	}
+	m, gm := newMetrics(t)
 	hc := pinot.DefaultHTTPClient()
 	client := pinot.New(pinot.Options{BrokerURL: brokerURL, ControllerURL: controllerURL, HTTPClient: hc})
 	var b Broker = client
@@ -165,13 +162,13 @@ func newFaultSup(t *testing.T, brokerURL, controllerURL string, opts Options, br
 		b = broker(client)
 	}
 	logs := &syncBuffer{}
-	fs := &faultSup{m: m, logs: logs, hc: hc}
+	fs := &faultSup{m: m, gm: gm, logs: logs, hc: hc}
 	fs.sup = &Supervisor{
 		Opts:    opts,
 		Broker:  b,
-		Gate:    gatehttp.NewGate(m),
-		Board:   gatehttp.NewStatusBoard(opts.Enabled, opts.Settings.MinIterations, opts.Budget, time.Now),
-		Health:  &gatehttp.BrokerHealth{Check: client.Health, MaxAge: time.Second, Timeout: 300 * time.Millisecond, Now: time.Now},
+		Gate:    gatehttp.NewGate(gm),
+		Board:   NewStatusBoard(opts.Enabled, opts.Settings.MinIterations, opts.Budget, time.Now),
+		Health:  &gatehttp.BrokerHealth{Check: HealthCheck(client.Health), MaxAge: time.Second, Timeout: 300 * time.Millisecond, Now: time.Now},
 		Metrics: m,
 		Log:     slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
 		// Fast loops: the faults are about the warmup, not the health cadence.
@@ -649,7 +646,7 @@ func runFault(t *testing.T, c faultCase, failClosed bool) {
 		if openedAt > 0 {
 			t.Fatalf("fail-closed gate opened at %s for an unwarm broker (outcome %s)", openedAt, c.outcome)
 		}
-		if v := testutil.ToFloat64(fs.m.Warm); v != 0 {
+		if v := testutil.ToFloat64(fs.gm.Warm); v != 0 {
 			t.Fatalf("broker_warm = %v under fail-closed, want 0", v)
 		}
 	default:
@@ -666,9 +663,9 @@ func runFault(t *testing.T, c faultCase, failClosed bool) {
 		// /status and the counters agree with the log of the run that opened the gate.
 		if total, _ := fs.runs(); total == 1 {
 			if st.ProbesSucceeded != succeeded || st.ProbesFailed != failed ||
-				fs.probesTotal(gatehttp.ResultSuccess) != succeeded || fs.probesTotal(gatehttp.ResultFailure) != failed {
+				fs.probesTotal(ResultSuccess) != succeeded || fs.probesTotal(ResultFailure) != failed {
 				t.Errorf("counts disagree: log %d/%d, /status %d/%d, metrics %d/%d", succeeded, failed,
-					st.ProbesSucceeded, st.ProbesFailed, fs.probesTotal(gatehttp.ResultSuccess), fs.probesTotal(gatehttp.ResultFailure))
+					st.ProbesSucceeded, st.ProbesFailed, fs.probesTotal(ResultSuccess), fs.probesTotal(ResultFailure))
 			}
 		}
 	}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net/http"
 	"runtime"
 	"sync/atomic"
 	"testing"
@@ -135,21 +134,17 @@ func TestLeakHeapFlatOverHTTPGarbage(t *testing.T) {
 	var n atomic.Int64
 	page := "<html><head><title>503 Service Temporarily Unavailable</title></head><body>" + fmt.Sprintf("%0500d", 0) + "</body></html>"
 	okBody := fakepinot.OK(1)
-	fb.set(func(fb *faultBroker) {
-		fb.query = func(w http.ResponseWriter, _ *http.Request, _ string) bool {
-			if n.Add(1)%2 == 0 {
-				fmt.Fprint(w, page)
-				return true
-			}
-			fmt.Fprint(w, okBody)
-			return true
+	fb.broker.SetAnswer(func(string) (int, string) {
+		if n.Add(1)%2 == 0 {
+			return 200, page
 		}
+		return 200, okBody
 	})
 	hc := pinot.DefaultHTTPClient()
-	client := pinot.New(pinot.Options{BrokerURL: fb.srv.URL, ControllerURL: fb.srv.URL, HTTPClient: hc})
+	client := pinot.New(pinot.Options{BrokerURL: fb.broker.URL(), ControllerURL: fb.ctrl.URL(), HTTPClient: hc})
 	sup := leakSupervisor(t, client, io.Discard)
-	n1, n2, h1, h2 := measureGrowth(t, sup, fb.probes.Load, 1_000)
+	n1, n2, h1, h2 := measureGrowth(t, sup, fb.probes, 1_000)
 	hc.CloseIdleConnections()
-	fb.srv.Close()
+	fb.close()
 	checkFlat(t, "HTTP", n1, n2, h1, h2, 1<<20)
 }

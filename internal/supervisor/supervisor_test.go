@@ -2,10 +2,8 @@ package supervisor
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"log/slog"
-	"net/http"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -263,21 +261,17 @@ func TestBrokerShuttingDownIsGoneAfterThreePolls(t *testing.T) {
 	var shutting atomic.Bool
 	var polls atomic.Int64
 	third, resume := make(chan struct{}), make(chan struct{})
-	fb.set(func(fb *faultBroker) {
-		fb.health = func(w http.ResponseWriter) {
-			if !shutting.Load() {
-				fmt.Fprint(w, "OK")
-				return
-			}
-			if polls.Add(1) == 3 {
-				close(third)
-				<-resume
-			}
-			w.WriteHeader(503)
-			fmt.Fprint(w, "Pinot broker status is SHUTTING_DOWN")
+	fb.broker.SetHealth(func() (int, string) {
+		if !shutting.Load() {
+			return 200, "OK"
 		}
+		if polls.Add(1) == 3 {
+			close(third)
+			<-resume
+		}
+		return 503, "Pinot broker status is SHUTTING_DOWN"
 	})
-	fs := newFaultSup(t, fb.srv.URL, fb.srv.URL, Options{Enabled: true, Budget: 5 * time.Second, Rearm: true,
+	fs := newFaultSup(t, fb.broker.URL(), fb.ctrl.URL(), Options{Enabled: true, Budget: 5 * time.Second, Rearm: true,
 		Settings: prober.Settings{MinIterations: 10, Concurrency: 2, MaxTables: 5, ProbeTimeout: time.Second}}, nil)
 	fs.sup.HealthTimeout = time.Minute // the held answer is not a timeout
 	fs.run(t)
@@ -295,7 +289,7 @@ func TestBrokerShuttingDownIsGoneAfterThreePolls(t *testing.T) {
 	}
 	waitFor(t, 2*time.Second, "gate closed after the third", func() bool { return !fs.sup.Gate.IsOpen() })
 	fs.stop(t)
-	fb.srv.Close()
+	fb.close()
 }
 
 func TestBrokerDiesMidWarmupRestartsTheCycle(t *testing.T) {

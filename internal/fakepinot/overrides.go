@@ -41,29 +41,36 @@ func write(w http.ResponseWriter, f func() (int, string)) {
 }
 
 func (b *Broker) queryQuota(w http.ResponseWriter, r *http.Request) {
-	if !b.authorized(w, r) {
-		return
-	}
 	b.mu.Lock()
 	f := b.quotaAnswer
 	b.mu.Unlock()
-	if f == nil {
-		http.NotFound(w, r)
-		return
+	var answer func() (int, string)
+	if f != nil {
+		answer = func() (int, string) { return f(r.PathValue("table")) }
 	}
-	write(w, func() (int, string) { return f(r.PathValue("table")) })
+	b.optional(w, r, answer)
 }
 
 func (b *Broker) startTime(w http.ResponseWriter, r *http.Request) {
-	if !b.authorized(w, r) {
-		return
-	}
 	b.mu.Lock()
 	st := b.started
 	b.mu.Unlock()
-	if st == "" {
+	var answer func() (int, string)
+	if st != "" {
+		answer = func() (int, string) { return http.StatusOK, st }
+	}
+	b.optional(w, r, answer)
+}
+
+// optional serves an endpoint older Pinot lacks: auth applies, then answer's
+// answer, or 404 without one.
+func (b *Broker) optional(w http.ResponseWriter, r *http.Request, answer func() (int, string)) {
+	if !b.authorized(w, r) {
+		return
+	}
+	if answer == nil {
 		http.NotFound(w, r)
 		return
 	}
-	fmt.Fprint(w, st)
+	write(w, answer)
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -29,7 +28,7 @@ type fixture struct {
 	gm    *gatehttp.Metrics
 	gate  *gatehttp.Gate
 	board *StatusBoard
-	srv   *httptest.Server
+	mux   http.Handler
 }
 
 func newFixture(t *testing.T) *fixture {
@@ -52,20 +51,15 @@ func newFixture(t *testing.T) *fixture {
 		}),
 		MaxAge: time.Second, Timeout: time.Second, Now: time.Now,
 	}
-	f.srv = httptest.NewServer((&gatehttp.Handlers{Gate: f.gate, Status: f.board.Document(f.gate), Health: h, Gatherer: f.reg}).Mux())
-	t.Cleanup(f.srv.Close)
+	f.mux = (&gatehttp.Handlers{Gate: f.gate, Status: f.board.Document(f.gate), Health: h, Gatherer: f.reg}).Mux()
 	return f
 }
 
-func get(t *testing.T, url string) (int, string) {
-	t.Helper()
-	resp, err := http.Get(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(b)
+// get serves one GET of path through the sidecar's handlers.
+func (f *fixture) get(path string) (int, string) {
+	w := httptest.NewRecorder()
+	f.mux.ServeHTTP(w, httptest.NewRequest("GET", path, nil))
+	return w.Code, w.Body.String()
 }
 
 func TestMetricsArePromlintClean(t *testing.T) {
@@ -126,7 +120,7 @@ func TestRecorderFeedsStatusAndMetrics(t *testing.T) {
 	rec.Probed(prober.ProbeEvent{Step: prober.StepNoScatter, Result: pinot.Result{Class: pinot.Success}})
 	rec.QueryDropped("SELECT x", "error 710: Unknown column")
 
-	code, body := get(t, f.srv.URL+"/status")
+	code, body := f.get("/status")
 	if code != 200 {
 		t.Fatal(code)
 	}
@@ -192,7 +186,7 @@ func TestRecorderFollowsShapesAndTheJIT(t *testing.T) {
 	if v := testutil.ToFloat64(f.m.compileRate.WithLabelValues()); v != 0.02 {
 		t.Errorf("compile rate = %v, want 0.02", v)
 	}
-	_, body := get(t, f.srv.URL+"/status")
+	_, body := f.get("/status")
 	var s Status
 	if err := json.Unmarshal([]byte(body), &s); err != nil {
 		t.Fatal(err)

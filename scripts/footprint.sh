@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Footprint of the sidecar binary, on loopback only:
-#   1. probe rate of a concurrency-16 warmup against a Go fake broker (scripts/fakebroker)
+#   1. probe rate of a concurrency-16 warmup against a Go fake broker (scripts/fakebroker,
+#      internal/fakepinot on one address)
 #      with no other load, then while wrk hammers /readyz, then /metrics;
 #   2. wrk's requests/s on /readyz and /metrics during that warmup;
 #   3. RSS (VmRSS, VmHWM from /proc/<pid>/status) during the warmup and at idle;

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/warmup-sidecar/warmup-sidecar/internal/fakepinot"
-	"github.com/warmup-sidecar/warmup-sidecar/pkg/gatehttp"
+	"github.com/warmup-sidecar/warmup-sidecar/internal/supervisor"
 )
 
 // serveUntilReady starts serve with env and waits for /readyz 200; it returns
@@ -36,10 +36,10 @@ func serveUntilReady(t *testing.T, env ...string) (string, *syncBuf) {
 	}
 }
 
-func status(t *testing.T, addr string) gatehttp.Status {
+func status(t *testing.T, addr string) supervisor.Status {
 	t.Helper()
 	_, body := httpGet("http://" + addr + "/status")
-	var st gatehttp.Status
+	var st supervisor.Status
 	if err := json.Unmarshal([]byte(body), &st); err != nil {
 		t.Fatalf("/status: %v: %s", err, body)
 	}

@@ -96,26 +96,30 @@ func compileSource(cfg config.Config) prober.CompileTimeSource {
 type sidecar struct {
 	reg     *prometheus.Registry
 	gate    *gatehttp.Gate
-	board   *gatehttp.StatusBoard
+	board   *supervisor.StatusBoard
 	health  *gatehttp.BrokerHealth
-	metrics *gatehttp.Metrics
+	metrics *supervisor.Metrics
 	sup     *supervisor.Supervisor
 }
 
 func newSidecar(cfg config.Config, log *slog.Logger, client *pinot.Client) (*sidecar, error) {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	m, err := gatehttp.NewMetrics(reg)
+	gm, err := gatehttp.NewMetrics(reg)
 	if err != nil {
-		return nil, fmt.Errorf("registering metrics: %w", err)
+		return nil, fmt.Errorf("registering gate metrics: %w", err)
+	}
+	m, err := supervisor.NewMetrics(reg)
+	if err != nil {
+		return nil, fmt.Errorf("registering run metrics: %w", err)
 	}
 	if !cfg.Enabled {
-		m.Warm.Set(1)
+		gm.Warm.Set(1)
 	}
-	gate := gatehttp.NewGate(m)
-	board := gatehttp.NewStatusBoard(cfg.Enabled, cfg.MinIterations, cfg.Budget, time.Now)
-	board.Update(func(s *gatehttp.Status) { s.Exit = cfg.Exit })
-	health := &gatehttp.BrokerHealth{Check: client.Health, MaxAge: time.Second, Timeout: 800 * time.Millisecond, Now: time.Now}
+	gate := gatehttp.NewGate(gm)
+	board := supervisor.NewStatusBoard(cfg.Enabled, cfg.MinIterations, cfg.Budget, time.Now)
+	board.Update(func(s *supervisor.Status) { s.Exit = cfg.Exit })
+	health := &gatehttp.BrokerHealth{Check: supervisor.HealthCheck(client.Health), MaxAge: time.Second, Timeout: 800 * time.Millisecond, Now: time.Now}
 	sup := &supervisor.Supervisor{
 		Opts: supervisor.Options{
 			Enabled: cfg.Enabled, Budget: cfg.Budget, FailClosed: cfg.FailClosed, Rearm: cfg.Rearm,
@@ -127,7 +131,7 @@ func newSidecar(cfg config.Config, log *slog.Logger, client *pinot.Client) (*sid
 }
 
 func (s *sidecar) handlers() *gatehttp.Handlers {
-	return &gatehttp.Handlers{Gate: s.gate, Board: s.board, Health: s.health, Gatherer: s.reg}
+	return &gatehttp.Handlers{Gate: s.gate, Status: s.board.Document(s.gate), Health: s.health, Gatherer: s.reg}
 }
 
 // listen binds the sidecar's HTTP server to addr.

@@ -13,7 +13,7 @@ import (
 
 	"github.com/warmup-sidecar/warmup-sidecar/e2e/cluster"
 	"github.com/warmup-sidecar/warmup-sidecar/e2e/sidecar"
-	"github.com/warmup-sidecar/warmup-sidecar/pkg/gatehttp"
+	"github.com/warmup-sidecar/warmup-sidecar/internal/supervisor"
 )
 
 // env is the sidecar environment every scenario starts from.
@@ -91,7 +91,7 @@ func brokerHealth() int {
 }
 
 // waitOutcome polls /status until a run has an outcome, up to d.
-func waitOutcome(t *testing.T, p *sidecar.Proc, d time.Duration) gatehttp.Status {
+func waitOutcome(t *testing.T, p *sidecar.Proc, d time.Duration) supervisor.Status {
 	t.Helper()
 	deadline := time.Now().Add(d)
 	for time.Now().Before(deadline) {

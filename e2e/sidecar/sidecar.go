@@ -20,7 +20,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/warmup-sidecar/warmup-sidecar/pkg/gatehttp"
+	"github.com/warmup-sidecar/warmup-sidecar/internal/supervisor"
 )
 
 // Build compiles ./cmd/warmup-sidecar (found from the module root) into dir.
@@ -160,8 +160,8 @@ func (p *Proc) Ready() (bool, string) {
 }
 
 // Status fetches /status.
-func (p *Proc) Status() (gatehttp.Status, error) {
-	var s gatehttp.Status
+func (p *Proc) Status() (supervisor.Status, error) {
+	var s supervisor.Status
 	code, body, err := p.Get("/status")
 	if err != nil {
 		return s, err

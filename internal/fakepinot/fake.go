@@ -1,7 +1,9 @@
-// Package fakepinot is an in-process Pinot broker + controller for tests. It speaks
-// the JSON Pinot 1.3–1.5 really answers (docs/pinot-facts.md): /health with its status
-// text, /debug/routingTable/{t} with typed keys and 404s, POST /query/sql with
-// exceptions inside HTTP 200, and the controller's GET /tables.
+// Package fakepinot is the project's one fake Pinot: an in-process broker +
+// controller for tests, and (through scripts/fakebroker) for scripts. It speaks
+// the JSON Pinot 1.3–1.5 really answers (docs/pinot-facts.md): /health with its
+// status text, /debug/routingTable/{t} with typed keys and 404s, POST /query/sql
+// with exceptions inside HTTP 200, /debug/tables/queryQuota/{t}, /start-time, and
+// the controller's GET /tables. Each answer can be overridden to play a fault.
 package fakepinot
 
 import (
@@ -32,8 +34,16 @@ type Broker struct {
 	requireAuth string
 	// jvmDown makes the JVM metrics endpoint answer 404 (jvm.go).
 	jvmDown bool
+	// Overrides of the other endpoints' answers (overrides.go).
+	healthAnswer  func() (int, string)
+	routingAnswer func(table string) (int, string)
+	quotaAnswer   func(typed string) (int, string)
+	started       string
+	// fault breaks query answers below HTTP (faults.go).
+	fault Fault
 
 	queries  atomic.Int64
+	inFlight atomic.Int64
 	bySQL    sync.Map // sql → *atomic.Int64
 	lastOpts atomic.Pointer[string]
 	lastAuth atomic.Pointer[string]
@@ -41,9 +51,10 @@ type Broker struct {
 	srv *httptest.Server
 }
 
-// NewBroker starts a fake broker that is GOOD, with the given routing.
+// NewBroker starts a fake broker that is GOOD, with the given routing, on a
+// loopback test server.
 func NewBroker(routing map[string]map[string][]string) *Broker {
-	b := &Broker{status: "GOOD", routing: routing}
+	b := NewUnstartedBroker(routing)
 	b.srv = httptest.NewServer(b.mux())
 	return b
 }
@@ -139,14 +150,20 @@ func (b *Broker) mux() *http.ServeMux {
 	m.HandleFunc("GET /health", b.health)
 	m.HandleFunc("GET /debug/routingTable/{table}", b.routingTable)
 	m.HandleFunc("POST /query/sql", b.query)
+	m.HandleFunc("GET /debug/tables/queryQuota/{table}", b.queryQuota)
+	m.HandleFunc("GET /start-time", b.startTime)
 	m.HandleFunc("GET /metrics", b.jvmMetrics)
 	return m
 }
 
 func (b *Broker) health(w http.ResponseWriter, _ *http.Request) {
 	b.mu.Lock()
-	st := b.status
+	st, override := b.status, b.healthAnswer
 	b.mu.Unlock()
+	if override != nil {
+		write(w, override)
+		return
+	}
 	if st == "GOOD" {
 		fmt.Fprint(w, "OK")
 		return
@@ -172,6 +189,13 @@ func (b *Broker) routingTable(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	t := r.PathValue("table")
+	b.mu.Lock()
+	override := b.routingAnswer
+	b.mu.Unlock()
+	if override != nil {
+		write(w, func() (int, string) { return override(t) })
+		return
+	}
 	b.mu.Lock()
 	out := map[string]map[string][]string{}
 	for typed, servers := range b.routing {
@@ -203,13 +227,15 @@ func (b *Broker) query(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	b.queries.Add(1)
+	b.inFlight.Add(1)
+	defer b.inFlight.Add(-1)
 	c, _ := b.bySQL.LoadOrStore(req.SQL, new(atomic.Int64))
 	c.(*atomic.Int64).Add(1)
 	b.lastOpts.Store(&req.QueryOptions)
 	auth := r.Header.Get("Authorization")
 	b.lastAuth.Store(&auth)
 	b.mu.Lock()
-	answer, delay := b.answer, b.delay
+	answer, delay, fault := b.answer, b.delay, b.fault
 	b.mu.Unlock()
 	if delay > 0 {
 		select {
@@ -217,6 +243,10 @@ func (b *Broker) query(w http.ResponseWriter, r *http.Request) {
 		case <-r.Context().Done():
 			return
 		}
+	}
+	if fault != NoFault {
+		fault.cut(w)
+		return
 	}
 	if answer == nil {
 		answer = b.defaultAnswer
@@ -294,26 +324,31 @@ type Controller struct {
 	mu     sync.Mutex
 	tables []string
 	down   bool
+	answer func() (int, string)
 	srv    *httptest.Server
 }
 
-// NewController starts a fake controller listing tables (raw names).
+// NewController starts a fake controller listing tables (raw names) on a
+// loopback test server.
 func NewController(tables ...string) *Controller {
-	c := &Controller{tables: tables}
-	m := http.NewServeMux()
-	m.HandleFunc("GET /tables", func(w http.ResponseWriter, _ *http.Request) {
-		c.mu.Lock()
-		defer c.mu.Unlock()
-		if c.down {
-			w.WriteHeader(http.StatusServiceUnavailable)
-			return
-		}
-		ts := append([]string(nil), c.tables...)
+	c := NewUnstartedController(tables...)
+	c.srv = httptest.NewServer(c.Handler())
+	return c
+}
+
+func (c *Controller) listTables(w http.ResponseWriter, _ *http.Request) {
+	c.mu.Lock()
+	answer, down, ts := c.answer, c.down, append([]string(nil), c.tables...)
+	c.mu.Unlock()
+	switch {
+	case answer != nil:
+		write(w, answer)
+	case down:
+		w.WriteHeader(http.StatusServiceUnavailable)
+	default:
 		sort.Strings(ts)
 		_ = json.NewEncoder(w).Encode(map[string][]string{"tables": ts})
-	})
-	c.srv = httptest.NewServer(m)
-	return c
+	}
 }
 
 // URL of the controller.
@@ -324,6 +359,10 @@ func (c *Controller) Close() { c.srv.Close() }
 
 // SetDown makes /tables answer 503.
 func (c *Controller) SetDown(d bool) { c.mu.Lock(); c.down = d; c.mu.Unlock() }
+
+// SetAnswer makes f decide each /tables answer (status and body), as a
+// controller restarting or behind a proxy would; nil: list the tables again.
+func (c *Controller) SetAnswer(f func() (int, string)) { c.mu.Lock(); c.answer = f; c.mu.Unlock() }
 
 // SetTables replaces the table list.
 func (c *Controller) SetTables(t ...string) { c.mu.Lock(); c.tables = t; c.mu.Unlock() }

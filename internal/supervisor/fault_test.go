@@ -9,14 +9,12 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	"go.uber.org/goleak"
 
@@ -26,125 +24,56 @@ import (
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober"
 )
 
-// faultBroker is one httptest server playing broker and controller, each part
-// replaceable per fault. It counts what reached it, so the sidecar's probe
-// counts can be checked against what the broker really answered.
+// faultBroker is the fake broker and controller a fault case runs against
+// (internal/fakepinot), routing table t to one server. Its default answer is a
+// success counted in okAnswers, so the sidecar's counts can be checked against
+// what the broker really answered; an answer a case installs counts its own.
 type faultBroker struct {
-	srv *httptest.Server
-
-	mu      sync.Mutex
-	health  func(w http.ResponseWriter)                                   // nil: 200 OK
-	routing func(w http.ResponseWriter, table string, call int64)         // nil: t_OFFLINE on one server
-	query   func(w http.ResponseWriter, r *http.Request, sql string) bool // nil: success; false: not counted as a probe answer
-	tables  func(w http.ResponseWriter)                                   // controller GET /tables; nil: ["t"]
-	quota   func(w http.ResponseWriter, table string)                     // nil: 404 (a broker without the endpoint)
-	start   func(w http.ResponseWriter)                                   // GET /start-time; nil: 404 (Pinot 0.x)
-
-	probes, noScatter, routingCalls atomic.Int64
-	okAnswers                       atomic.Int64
+	broker    *fakepinot.Broker
+	ctrl      *fakepinot.Controller
+	okAnswers atomic.Int64
 }
 
 func newFaultBroker(t *testing.T) *faultBroker {
 	t.Helper()
-	fb := &faultBroker{}
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET /health", func(w http.ResponseWriter, _ *http.Request) {
-		if h := fb.get().health; h != nil {
-			h(w)
-			return
-		}
-		fmt.Fprint(w, "OK")
-	})
-	mux.HandleFunc("GET /tables", func(w http.ResponseWriter, _ *http.Request) {
-		if f := fb.get().tables; f != nil {
-			f(w)
-			return
-		}
-		fmt.Fprint(w, `{"tables":["t"]}`)
-	})
-	mux.HandleFunc("GET /debug/routingTable/{t}", func(w http.ResponseWriter, r *http.Request) {
-		n := fb.routingCalls.Add(1)
-		if f := fb.get().routing; f != nil {
-			f(w, r.PathValue("t"), n)
-			return
-		}
-		fmt.Fprintf(w, `{"%s_OFFLINE":{"Server_1":["s0"]}}`, r.PathValue("t"))
-	})
-	mux.HandleFunc("GET /debug/tables/queryQuota/{t}", func(w http.ResponseWriter, r *http.Request) {
-		if f := fb.get().quota; f != nil {
-			f(w, r.PathValue("t"))
-			return
-		}
-		http.NotFound(w, r)
-	})
-	mux.HandleFunc("GET /start-time", func(w http.ResponseWriter, r *http.Request) {
-		if f := fb.get().start; f != nil {
-			f(w)
-			return
-		}
-		http.NotFound(w, r)
-	})
-	mux.HandleFunc("POST /query/sql", func(w http.ResponseWriter, r *http.Request) {
-		var req struct {
-			SQL string `json:"sql"`
-		}
-		_ = json.NewDecoder(r.Body).Decode(&req)
-		if req.SQL == prober.NoScatterSQL || req.SQL == prober.MultiStageSQL { // the broker-only steps
-			fb.noScatter.Add(1)
-		} else {
-			fb.probes.Add(1)
-		}
-		if q := fb.get().query; q != nil {
-			q(w, r, req.SQL)
-			return
-		}
-		if req.SQL != prober.NoScatterSQL && req.SQL != prober.MultiStageSQL {
-			fb.okAnswers.Add(1)
-		}
-		fmt.Fprint(w, fakepinot.OK(1))
-	})
-	fb.srv = httptest.NewServer(mux)
-	t.Cleanup(fb.srv.Close)
+	fb := &faultBroker{
+		broker: fakepinot.NewBroker(map[string]map[string][]string{"t_OFFLINE": {"Server_1": {"s0"}}}),
+		ctrl:   fakepinot.NewController("t"),
+	}
+	fb.broker.SetAnswer(fb.succeed)
+	t.Cleanup(fb.close)
 	return fb
 }
 
-type faultHooks struct {
-	health  func(w http.ResponseWriter)
-	routing func(w http.ResponseWriter, table string, call int64)
-	query   func(w http.ResponseWriter, r *http.Request, sql string) bool
-	tables  func(w http.ResponseWriter)
-	quota   func(w http.ResponseWriter, table string)
-	start   func(w http.ResponseWriter)
-}
-
-func (fb *faultBroker) get() faultHooks {
-	fb.mu.Lock()
-	defer fb.mu.Unlock()
-	return faultHooks{fb.health, fb.routing, fb.query, fb.tables, fb.quota, fb.start}
-}
-
-func (fb *faultBroker) set(f func(fb *faultBroker)) {
-	fb.mu.Lock()
-	defer fb.mu.Unlock()
-	f(fb)
-}
-
-// answer is a query hook answering every floor probe the same way (the
-// no-scatter step gets the same answer).
-func answer(status int, body string) func(http.ResponseWriter, *http.Request, string) bool {
-	return func(w http.ResponseWriter, _ *http.Request, _ string) bool {
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(status)
-		fmt.Fprint(w, body)
-		return true
+// succeed answers a success, counted unless it answers the no-scatter step.
+func (fb *faultBroker) succeed(sql string) (int, string) {
+	if sql != prober.NoScatterSQL && sql != prober.MultiStageSQL { // the broker-only steps
+		fb.okAnswers.Add(1)
 	}
+	return 200, fakepinot.OK(1)
+}
+
+// probes is how many floor probes reached the broker (the broker-only steps apart).
+func (fb *faultBroker) probes() int64 {
+	return fb.broker.Queries() - fb.broker.QueriesOf(prober.NoScatterSQL) - fb.broker.QueriesOf(prober.MultiStageSQL)
+}
+
+func (fb *faultBroker) close() {
+	fb.broker.Close()
+	fb.ctrl.Close()
+}
+
+// answer answers every query the same way (the no-scatter step too).
+func answer(status int, body string) func(string) (int, string) {
+	return func(string) (int, string) { return status, body }
 }
 
 // faultSup is a Supervisor over a broker URL with its own HTTP client, so the test
 // can drop its idle connections and prove nothing is left running.
 type faultSup struct {
 	sup    *Supervisor
-	m      *gatehttp.Metrics
+	m      *Metrics
+	gm     *gatehttp.Metrics
 	logs   *syncBuffer
 	hc     *http.Client
 	start  time.Time
@@ -154,10 +83,7 @@ type faultSup struct {
 
 func newFaultSup(t *testing.T, brokerURL, controllerURL string, opts Options, broker func(*pinot.Client) Broker) *faultSup {
 	t.Helper()
-	m, err := gatehttp.NewMetrics(prometheus.NewRegistry())
-	if err != nil {
-		t.Fatal(err)
-	}
+	m, gm := newMetrics(t)
 	hc := pinot.DefaultHTTPClient()
 	client := pinot.New(pinot.Options{BrokerURL: brokerURL, ControllerURL: controllerURL, HTTPClient: hc})
 	var b Broker = client
@@ -165,13 +91,13 @@ func newFaultSup(t *testing.T, brokerURL, controllerURL string, opts Options, br
 		b = broker(client)
 	}
 	logs := &syncBuffer{}
-	fs := &faultSup{m: m, logs: logs, hc: hc}
+	fs := &faultSup{m: m, gm: gm, logs: logs, hc: hc}
 	fs.sup = &Supervisor{
 		Opts:    opts,
 		Broker:  b,
-		Gate:    gatehttp.NewGate(m),
-		Board:   gatehttp.NewStatusBoard(opts.Enabled, opts.Settings.MinIterations, opts.Budget, time.Now),
-		Health:  &gatehttp.BrokerHealth{Check: client.Health, MaxAge: time.Second, Timeout: 300 * time.Millisecond, Now: time.Now},
+		Gate:    gatehttp.NewGate(gm),
+		Board:   NewStatusBoard(opts.Enabled, opts.Settings.MinIterations, opts.Budget, time.Now),
+		Health:  &gatehttp.BrokerHealth{Check: HealthCheck(client.Health), MaxAge: time.Second, Timeout: 300 * time.Millisecond, Now: time.Now},
 		Metrics: m,
 		Log:     slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
 		// Fast loops: the faults are about the warmup, not the health cadence.
@@ -225,9 +151,9 @@ func (fs *faultSup) probesTotal(result string) int64 {
 // faultCase is one way a broker can misbehave, and what the sidecar must make of it.
 type faultCase struct {
 	name string
-	// url, if set, replaces the httptest broker (for faults below HTTP).
+	// url, if set, replaces the fake broker (for faults below HTTP).
 	url func(t *testing.T) string
-	// hooks arrange the fake's behaviour.
+	// hooks arrange the fakes' behaviour.
 	hooks func(fb *faultBroker)
 	// settings adjusts the run's knobs (defaults: floor 50, concurrency 2, probe
 	// timeout 300ms, no no-scatter step, plan from the controller).
@@ -255,10 +181,8 @@ type faultCase struct {
 const faultBudget = 700 * time.Millisecond
 
 func faultCases() []faultCase {
-	never := func(w http.ResponseWriter, r *http.Request, _ string) bool {
-		<-r.Context().Done() // accepts, reads, never answers
-		return true
-	}
+	// Accepts, reads, never answers: the answer waits until the client gives up.
+	never := func(fb *faultBroker) { fb.broker.SetDelay(time.Hour) }
 	return []faultCase{
 		{
 			name:          "broker refuses connections",
@@ -271,194 +195,164 @@ func faultCases() []faultCase {
 			noConvergence: true,
 		},
 		{
-			name: "health answers, queries never answered (probe timeout beyond budget)",
-			hooks: func(fb *faultBroker) {
-				fb.query = never
-			},
+			name:     "health answers, queries never answered (probe timeout beyond budget)",
+			hooks:    never,
 			settings: func(s *prober.Settings) { s.ProbeTimeout = 10 * time.Second },
 			outcome:  prober.OutcomeBudgetExpired, lastErr: "probe timed out",
 		},
 		{
-			name: "no-scatter step hangs too",
-			hooks: func(fb *faultBroker) {
-				fb.query = never
-			},
+			name:     "no-scatter step hangs too",
+			hooks:    never,
 			settings: func(s *prober.Settings) { s.ProbeTimeout = 10 * time.Second; s.NoScatterProbes = 100 },
 			outcome:  prober.OutcomeBudgetExpired,
 		},
 		{
-			name: "answers slower than the probe timeout",
-			hooks: func(fb *faultBroker) {
-				fb.query = func(w http.ResponseWriter, r *http.Request, _ string) bool {
-					select {
-					case <-time.After(400 * time.Millisecond):
-						fmt.Fprint(w, fakepinot.OK(1))
-					case <-r.Context().Done():
-					}
-					return true
-				}
-			},
+			name:     "answers slower than the probe timeout",
+			hooks:    func(fb *faultBroker) { fb.broker.SetDelay(400 * time.Millisecond) },
 			settings: func(s *prober.Settings) { s.ProbeTimeout = 100 * time.Millisecond },
 			outcome:  prober.OutcomeBudgetExpired, lastErr: "probe timed out",
 		},
 		{
-			name:    "HTTP 500 with Pinot's text",
-			hooks:   func(fb *faultBroker) { fb.query = answer(500, "Payload is missing the query string field 'sql'") },
+			name: "HTTP 500 with Pinot's text",
+			hooks: func(fb *faultBroker) {
+				fb.broker.SetAnswer(answer(500, "Payload is missing the query string field 'sql'"))
+			},
 			outcome: prober.OutcomeBudgetExpired, lastErr: "HTTP 500", maxProbes: 20,
 		},
 		{
 			name: "HTTP 502 HTML error page",
 			hooks: func(fb *faultBroker) {
-				fb.query = answer(502, "<html>\n<head><title>502 Bad Gateway</title></head>\n<body><center><h1>502 Bad Gateway</h1></center><hr><center>nginx</center></body>\n</html>")
+				fb.broker.SetAnswer(answer(502, "<html>\n<head><title>502 Bad Gateway</title></head>\n<body><center><h1>502 Bad Gateway</h1></center><hr><center>nginx</center></body>\n</html>"))
 			},
 			outcome: prober.OutcomeBudgetExpired, lastErr: "HTTP 502: <html> <head><title>502 Bad Gateway", maxProbes: 20,
 		},
 		{
-			name:    "HTTP 200 with an HTML page",
-			hooks:   func(fb *faultBroker) { fb.query = answer(200, "<html><body>Service Unavailable</body></html>") },
+			name: "HTTP 200 with an HTML page",
+			hooks: func(fb *faultBroker) {
+				fb.broker.SetAnswer(answer(200, "<html><body>Service Unavailable</body></html>"))
+			},
 			outcome: prober.OutcomeBudgetExpired, lastErr: "unparsable broker answer", maxProbes: 20,
 		},
 		{
 			name:    "truncated JSON",
-			hooks:   func(fb *faultBroker) { ok := fakepinot.OK(1); fb.query = answer(200, ok[:len(ok)/2]) },
+			hooks:   func(fb *faultBroker) { ok := fakepinot.OK(1); fb.broker.SetAnswer(answer(200, ok[:len(ok)/2])) },
 			outcome: prober.OutcomeBudgetExpired, lastErr: "unparsable broker answer", maxProbes: 20,
 		},
 		{
 			name:    "JSON null",
-			hooks:   func(fb *faultBroker) { fb.query = answer(200, "null") },
+			hooks:   func(fb *faultBroker) { fb.broker.SetAnswer(answer(200, "null")) },
 			outcome: prober.OutcomeBudgetExpired, lastErr: "unparsable broker answer", maxProbes: 20,
 		},
 		{
-			name: "body cut by a connection reset",
-			hooks: func(fb *faultBroker) {
-				fb.query = func(w http.ResponseWriter, _ *http.Request, _ string) bool {
-					w.Header().Set("Content-Length", "4096")
-					w.WriteHeader(200)
-					fmt.Fprint(w, `{"exceptions":[],"numServersQue`)
-					w.(http.Flusher).Flush()
-					conn, _, err := http.NewResponseController(w).Hijack()
-					if err == nil {
-						_ = conn.(*net.TCPConn).SetLinger(0)
-						_ = conn.Close()
-					}
-					return true
-				}
-			},
+			name:    "body cut by a connection reset",
+			hooks:   func(fb *faultBroker) { fb.broker.SetQueryFault(fakepinot.ResetMidBody) },
 			outcome: prober.OutcomeBudgetExpired, maxProbes: 20,
 		},
 		{
-			name: "connection closed before any answer",
-			hooks: func(fb *faultBroker) {
-				fb.query = func(w http.ResponseWriter, _ *http.Request, _ string) bool {
-					if conn, _, err := http.NewResponseController(w).Hijack(); err == nil {
-						_ = conn.Close()
-					}
-					return true
-				}
-			},
+			name:    "connection closed before any answer",
+			hooks:   func(fb *faultBroker) { fb.broker.SetQueryFault(fakepinot.CloseBeforeAnswer) },
 			outcome: prober.OutcomeBudgetExpired, maxProbes: 20,
 		},
 		{
 			name: "200 with exceptions (servers not responding, 427)",
 			hooks: func(fb *faultBroker) {
-				fb.query = answer(200, fakepinot.Error(427, "ServerNotRespondingError", "1 servers [Server_1] not responded"))
+				fb.broker.SetAnswer(answer(200, fakepinot.Error(427, "ServerNotRespondingError", "1 servers [Server_1] not responded")))
 			},
 			outcome: prober.OutcomeBudgetExpired, lastErr: "error 427", maxProbes: 20,
 		},
 		{
 			name: "200 with exceptions (no routing yet, 410)",
 			hooks: func(fb *faultBroker) {
-				fb.query = answer(200, fakepinot.Error(410, "BrokerResourceMissingError", "No table matches"))
+				fb.broker.SetAnswer(answer(200, fakepinot.Error(410, "BrokerResourceMissingError", "No table matches")))
 			},
 			outcome: prober.OutcomeBudgetExpired, lastErr: "error 410", maxProbes: 20,
 		},
 		{
 			name:    "partial answers (2 of 3 servers)",
-			hooks:   func(fb *faultBroker) { fb.query = answer(200, fakepinot.Partial(3, 2)) },
+			hooks:   func(fb *faultBroker) { fb.broker.SetAnswer(answer(200, fakepinot.Partial(3, 2))) },
 			outcome: prober.OutcomeBudgetExpired, lastErr: "partial answer: 2 of 3", maxProbes: 20,
 		},
 		{
 			name: "partialResult flag with equal server counts",
 			hooks: func(fb *faultBroker) {
-				fb.query = answer(200, `{"exceptions":[],"numServersQueried":2,"numServersResponded":2,"partialResult":true,"resultTable":{"rows":[]}}`)
+				fb.broker.SetAnswer(answer(200, `{"exceptions":[],"numServersQueried":2,"numServersResponded":2,"partialResult":true,"resultTable":{"rows":[]}}`))
 			},
 			outcome: prober.OutcomeBudgetExpired, lastErr: "partial answer", maxProbes: 20,
 		},
 		{
 			name: "429 quota exceeded on every probe (Pinot's 200 + errorCode)",
 			hooks: func(fb *faultBroker) {
-				fb.query = answer(200, fakepinot.Error(429, "TooManyRequestsError", "Request 7: exceeds query quota for table: t_OFFLINE"))
+				fb.broker.SetAnswer(answer(200, fakepinot.Error(429, "TooManyRequestsError", "Request 7: exceeds query quota for table: t_OFFLINE")))
 			},
 			outcome: prober.OutcomeBudgetExpired, lastErr: "error 429", maxProbes: 20,
 		},
 		{
 			name: "429 as HTTP status (1.5 opt-in header mode)",
 			hooks: func(fb *faultBroker) {
-				fb.query = answer(429, `{"errorCode":429,"message":"QuotaExceededError: exceeds query quota"}`)
+				fb.broker.SetAnswer(answer(429, `{"errorCode":429,"message":"QuotaExceededError: exceeds query quota"}`))
 			},
 			outcome: prober.OutcomeBudgetExpired, lastErr: "HTTP 429", maxProbes: 20,
 		},
 		{
-			name:    "401 on every probe",
-			hooks:   func(fb *faultBroker) { fb.query = answer(401, `{"code":401,"error":"HTTP 401 Unauthorized"}`) },
+			name: "401 on every probe",
+			hooks: func(fb *faultBroker) {
+				fb.broker.SetAnswer(answer(401, `{"code":401,"error":"HTTP 401 Unauthorized"}`))
+			},
 			outcome: prober.OutcomeBudgetExpired, lastErr: "HTTP 401", maxProbes: 20,
 		},
 		{
 			name: "every other probe fails",
 			hooks: func(fb *faultBroker) {
 				var n atomic.Int64
-				fb.query = func(w http.ResponseWriter, _ *http.Request, _ string) bool {
+				fb.broker.SetAnswer(func(sql string) (int, string) {
 					if n.Add(1)%2 == 0 {
-						fmt.Fprint(w, fakepinot.Error(427, "ServerNotRespondingError", "x"))
-						return true
+						return 200, fakepinot.Error(427, "ServerNotRespondingError", "x")
 					}
-					fb.okAnswers.Add(1)
-					fmt.Fprint(w, fakepinot.OK(1))
-					return true
-				}
+					return fb.succeed(sql)
+				})
 			},
 			outcome: prober.OutcomeWarm, minOK: 50, budget: 3 * time.Second,
 		},
 		{
 			name: "routing table changes between calls",
 			hooks: func(fb *faultBroker) {
-				fb.tables = func(w http.ResponseWriter) { fmt.Fprint(w, `{"tables":["a","b","c"]}`) }
+				fb.ctrl.SetTables("a", "b", "c")
 				// Each call answers differently: 404 (not built yet), no segments,
 				// another replica group, a table gone.
-				fb.routing = func(w http.ResponseWriter, table string, call int64) {
-					switch call % 4 {
+				var calls atomic.Int64
+				fb.broker.SetRoutingAnswer(func(table string) (int, string) {
+					switch call := calls.Add(1); call % 4 {
 					case 0:
-						w.WriteHeader(404)
-						fmt.Fprintf(w, `{"code":404,"error":"Cannot find routing for table: %s"}`, table)
+						return 404, fmt.Sprintf(`{"code":404,"error":"Cannot find routing for table: %s"}`, table)
 					case 1:
-						fmt.Fprintf(w, `{"%s_OFFLINE":{}}`, table)
+						return 200, fmt.Sprintf(`{"%s_OFFLINE":{}}`, table)
 					case 2:
-						fmt.Fprintf(w, `{"%s_OFFLINE":{"Server_%d":["s0"]},"%s_REALTIME":{"Server_9":["s1"]}}`, table, call%3, table)
+						return 200, fmt.Sprintf(`{"%s_OFFLINE":{"Server_%d":["s0"]},"%s_REALTIME":{"Server_9":["s1"]}}`, table, call%3, table)
 					default:
-						fmt.Fprintf(w, `{"%s_OFFLINE":{"Server_%d":["s0"]}}`, table, call%5)
+						return 200, fmt.Sprintf(`{"%s_OFFLINE":{"Server_%d":["s0"]}}`, table, call%5)
 					}
-				}
+				})
 			},
 			outcome: prober.OutcomeWarm, minOK: 50, budget: 3 * time.Second,
 		},
 		{
 			name: "routing table answers garbage",
 			hooks: func(fb *faultBroker) {
-				fb.routing = func(w http.ResponseWriter, _ string, _ int64) { fmt.Fprint(w, `{"t_OFFLINE":["not","a","map"]}`) }
+				fb.broker.SetRoutingAnswer(answer(200, `{"t_OFFLINE":["not","a","map"]}`))
 			},
 			outcome: prober.OutcomeBudgetExpired, lastErr: "decoding routing table",
 		},
 		{
 			name: "tables vanish after planning (queries answer 190)",
 			hooks: func(fb *faultBroker) {
-				fb.query = answer(200, fakepinot.Error(190, "TableDoesNotExistError", "Unknown table: t_OFFLINE"))
+				fb.broker.SetAnswer(answer(200, fakepinot.Error(190, "TableDoesNotExistError", "Unknown table: t_OFFLINE")))
 			},
 			outcome: prober.OutcomeBudgetExpired, lastErr: "error 190", maxProbes: 20,
 		},
 		{
 			name: "controller down while the broker is up",
 			hooks: func(fb *faultBroker) {
-				fb.tables = func(w http.ResponseWriter) { w.WriteHeader(503); fmt.Fprint(w, "<html>503</html>") }
+				fb.ctrl.SetAnswer(func() (int, string) { return 503, "<html>503</html>" })
 			},
 			outcome: prober.OutcomeBudgetExpired, lastErr: "listing tables from controller",
 		},
@@ -470,14 +364,14 @@ func faultCases() []faultCase {
 		{
 			name: "controller answers non-JSON",
 			hooks: func(fb *faultBroker) {
-				fb.tables = func(w http.ResponseWriter) { fmt.Fprint(w, "tables: a, b") }
+				fb.ctrl.SetAnswer(func() (int, string) { return 200, "tables: a, b" })
 			},
 			outcome: prober.OutcomeBudgetExpired, lastErr: "decoding controller table list",
 		},
 		{
 			name: "custom queries all rejected by the broker (150)",
 			hooks: func(fb *faultBroker) {
-				fb.query = answer(200, fakepinot.Error(150, "SQLParsingError", "Encountered \"SELEC\""))
+				fb.broker.SetAnswer(answer(200, fakepinot.Error(150, "SQLParsingError", "Encountered \"SELEC\"")))
 			},
 			settings: func(s *prober.Settings) { s.Queries = []string{"SELEC 1 FROM t"} },
 			outcome:  prober.OutcomeFailed,
@@ -485,14 +379,12 @@ func faultCases() []faultCase {
 		{
 			name: "quota endpoint answers an HTML error (pacing off, run unaffected)",
 			hooks: func(fb *faultBroker) {
-				fb.quota = func(w http.ResponseWriter, _ string) { w.WriteHeader(500); fmt.Fprint(w, "<html/>") }
+				fb.broker.SetQuotaAnswer(answer(500, "<html/>"))
 			},
 			outcome: prober.OutcomeWarm, minOK: 50, budget: 3 * time.Second,
 		},
 		{
-			name: "a probe panics inside the sidecar",
-			hooks: func(fb *faultBroker) {
-			},
+			name:    "a probe panics inside the sidecar",
 			broker:  func(c *pinot.Client) Broker { return panicky{c} },
 			outcome: prober.OutcomeFailed, lastErr: "panicked",
 		},
@@ -588,9 +480,9 @@ func runFault(t *testing.T, c faultCase, failClosed bool) {
 	} else {
 		fb = newFaultBroker(t)
 		if c.hooks != nil {
-			fb.set(c.hooks)
+			c.hooks(fb)
 		}
-		brokerURL, controllerURL = fb.srv.URL, fb.srv.URL
+		brokerURL, controllerURL = fb.broker.URL(), fb.ctrl.URL()
 		if c.controllerDown {
 			controllerURL = closedURL(t)
 		}
@@ -649,7 +541,7 @@ func runFault(t *testing.T, c faultCase, failClosed bool) {
 		if openedAt > 0 {
 			t.Fatalf("fail-closed gate opened at %s for an unwarm broker (outcome %s)", openedAt, c.outcome)
 		}
-		if v := testutil.ToFloat64(fs.m.Warm); v != 0 {
+		if v := testutil.ToFloat64(fs.gm.Warm); v != 0 {
 			t.Fatalf("broker_warm = %v under fail-closed, want 0", v)
 		}
 	default:
@@ -666,9 +558,9 @@ func runFault(t *testing.T, c faultCase, failClosed bool) {
 		// /status and the counters agree with the log of the run that opened the gate.
 		if total, _ := fs.runs(); total == 1 {
 			if st.ProbesSucceeded != succeeded || st.ProbesFailed != failed ||
-				fs.probesTotal(gatehttp.ResultSuccess) != succeeded || fs.probesTotal(gatehttp.ResultFailure) != failed {
+				fs.probesTotal(ResultSuccess) != succeeded || fs.probesTotal(ResultFailure) != failed {
 				t.Errorf("counts disagree: log %d/%d, /status %d/%d, metrics %d/%d", succeeded, failed,
-					st.ProbesSucceeded, st.ProbesFailed, fs.probesTotal(gatehttp.ResultSuccess), fs.probesTotal(gatehttp.ResultFailure))
+					st.ProbesSucceeded, st.ProbesFailed, fs.probesTotal(ResultSuccess), fs.probesTotal(ResultFailure))
 			}
 		}
 	}
@@ -687,7 +579,7 @@ func runFault(t *testing.T, c faultCase, failClosed bool) {
 		// Every probe the broker saw was counted, plus at most one round the
 		// deadline cut before it reached the broker; a success only for a real
 		// success.
-		seen := fb.probes.Load()
+		seen := fb.probes()
 		if !failClosed {
 			if sent := succeeded + failed; sent < seen || sent > seen+int64(s.Concurrency) {
 				t.Errorf("sidecar counted %d probes (%d ok, %d failed); broker saw %d", sent, succeeded, failed, seen)
@@ -787,20 +679,18 @@ func TestFaultFailClosedWarmsOnceTheFaultClears(t *testing.T) {
 	opt := goleak.IgnoreCurrent()
 	t.Cleanup(func() { goleak.VerifyNone(t, opt) })
 	fb := newFaultBroker(t)
-	fb.set(func(fb *faultBroker) {
-		fb.query = answer(200, fakepinot.Error(429, "TooManyRequestsError", "quota"))
-	})
-	fs := newFaultSup(t, fb.srv.URL, fb.srv.URL, Options{Enabled: true, Budget: 400 * time.Millisecond, FailClosed: true, Rearm: true,
+	fb.broker.SetAnswer(answer(200, fakepinot.Error(429, "TooManyRequestsError", "quota")))
+	fs := newFaultSup(t, fb.broker.URL(), fb.ctrl.URL(), Options{Enabled: true, Budget: 400 * time.Millisecond, FailClosed: true, Rearm: true,
 		Settings: prober.Settings{MinIterations: 20, Concurrency: 2, MaxTables: 5, ProbeTimeout: time.Second}}, nil)
 	fs.run(t)
 	waitFor(t, 3*time.Second, "two expired runs", func() bool { _, by := fs.runs(); return by[prober.OutcomeBudgetExpired] >= 2 })
 	if fs.sup.Gate.IsOpen() {
 		t.Fatal("fail-closed gate open while every probe is a 429")
 	}
-	fb.set(func(fb *faultBroker) { fb.query = nil })
+	fb.broker.SetAnswer(fb.succeed)
 	waitFor(t, 3*time.Second, "gate open once probes succeed", fs.sup.Gate.IsOpen)
 	fs.stop(t)
-	fb.srv.Close()
+	fb.close()
 }
 
 var _ io.Writer = (*syncBuffer)(nil)
@@ -815,22 +705,15 @@ func TestFaultSlowHealthIsNotAGoneBroker(t *testing.T) {
 	fb := newFaultBroker(t)
 	var stall atomic.Bool
 	var polls atomic.Int64
-	fb.set(func(fb *faultBroker) {
-		fb.health = func(w http.ResponseWriter) {
-			polls.Add(1)
-			if stall.CompareAndSwap(true, false) {
-				time.Sleep(400 * time.Millisecond) // past the 300ms HealthTimeout
-			}
-			fmt.Fprint(w, "OK")
+	fb.broker.SetHealth(func() (int, string) {
+		polls.Add(1)
+		if stall.CompareAndSwap(true, false) {
+			time.Sleep(400 * time.Millisecond) // past the 300ms HealthTimeout
 		}
-		fb.query = func(w http.ResponseWriter, _ *http.Request, _ string) bool {
-			time.Sleep(2 * time.Millisecond)
-			fb.okAnswers.Add(1)
-			fmt.Fprint(w, fakepinot.OK(1))
-			return true
-		}
+		return 200, "OK"
 	})
-	fs := newFaultSup(t, fb.srv.URL, fb.srv.URL, Options{Enabled: true, Budget: 5 * time.Second, Rearm: true,
+	fb.broker.SetDelay(2 * time.Millisecond)
+	fs := newFaultSup(t, fb.broker.URL(), fb.ctrl.URL(), Options{Enabled: true, Budget: 5 * time.Second, Rearm: true,
 		Settings: prober.Settings{MinIterations: 200, Concurrency: 2, MaxTables: 5, ProbeTimeout: time.Second}}, nil)
 	fs.run(t)
 	waitFor(t, 2*time.Second, "warming", func() bool { return fs.probesTotal("success") > 5 })
@@ -847,7 +730,7 @@ func TestFaultSlowHealthIsNotAGoneBroker(t *testing.T) {
 		t.Fatal("readiness withdrawn after one slow /health")
 	}
 	fs.stop(t)
-	fb.srv.Close()
+	fb.close()
 }
 
 // TestFaultControllerDownWithListedTables: WARMUP_TABLES names the tables, so the
@@ -857,18 +740,16 @@ func TestFaultControllerDownWithListedTables(t *testing.T) {
 	opt := goleak.IgnoreCurrent()
 	t.Cleanup(func() { goleak.VerifyNone(t, opt) })
 	fb := newFaultBroker(t)
-	fb.set(func(fb *faultBroker) {
-		fb.tables = func(w http.ResponseWriter) { w.WriteHeader(503); fmt.Fprint(w, "controller restarting") }
-	})
-	fs := newFaultSup(t, fb.srv.URL, fb.srv.URL, Options{Enabled: true, Budget: 2 * time.Second, Rearm: true,
+	fb.ctrl.SetAnswer(func() (int, string) { return 503, "controller restarting" })
+	fs := newFaultSup(t, fb.broker.URL(), fb.ctrl.URL(), Options{Enabled: true, Budget: 2 * time.Second, Rearm: true,
 		Settings: prober.Settings{MinIterations: 20, Concurrency: 2, MaxTables: 5, ProbeTimeout: time.Second, Tables: []string{"t"}}}, nil)
 	fs.run(t)
 	waitFor(t, 3*time.Second, "gate open", fs.sup.Gate.IsOpen)
 	_, by := fs.runs()
 	fs.stop(t)
-	fb.srv.Close()
+	fb.close()
 	if by[prober.OutcomeWarm] != 1 {
 		t.Fatalf("with WARMUP_TABLES set and the controller answering 503, the run did not warm on the listed "+
-			"tables (runs %v, %d probes sent)", by, fb.probes.Load())
+			"tables (runs %v, %d probes sent)", by, fb.probes())
 	}
 }

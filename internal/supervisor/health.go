@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/backoff"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/pinot"
 )
 
 // poll is what one /health check says about the broker.
@@ -25,7 +26,7 @@ func (s *Supervisor) check(ctx context.Context) poll {
 	defer cancel()
 	h, err := s.Broker.Health(cctx)
 	if ctx.Err() == nil {
-		s.Health.Store(h, err)
+		s.Health.Store(healthVerdict(h, err))
 	}
 	switch {
 	case err == nil && h.OK:
@@ -35,6 +36,19 @@ func (s *Supervisor) check(ctx context.Context) poll {
 	default:
 		return pollSlow
 	}
+}
+
+// HealthCheck is the gate's check of the broker: ok on a /health 200, else the
+// answer as the reason readiness is withheld.
+func HealthCheck(health func(context.Context) (pinot.Health, error)) func(context.Context) (bool, string, error) {
+	return func(ctx context.Context) (bool, string, error) { return healthVerdict(health(ctx)) }
+}
+
+func healthVerdict(h pinot.Health, err error) (ok bool, reason string, _ error) {
+	if err != nil || h.OK {
+		return h.OK, "", err
+	}
+	return false, fmt.Sprintf("broker /health answered HTTP %d: %s", h.Status, h.Body), nil
 }
 
 // waitHealthy polls /health with backoff until 200. False when ctx ended.

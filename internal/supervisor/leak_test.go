@@ -5,13 +5,11 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net/http"
 	"runtime"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/goleak"
 
 	"github.com/warmup-sidecar/warmup-sidecar/internal/fakepinot"
@@ -53,16 +51,16 @@ func heapAfterGC() uint64 {
 	return ms.HeapAlloc
 }
 
-func leakSupervisor(b Broker, logs io.Writer) (*Supervisor, *gatehttp.Metrics) {
-	m, _ := gatehttp.NewMetrics(prometheus.NewRegistry())
+func leakSupervisor(t *testing.T, b Broker, logs io.Writer) *Supervisor {
+	m, gm := newMetrics(t)
 	opts := Options{Enabled: true, Budget: time.Hour, Rearm: true,
 		Settings: prober.Settings{MinIterations: 1 << 62, Concurrency: 16, MaxTables: 5, ProbeTimeout: time.Second}}
 	return &Supervisor{
-		Opts: opts, Broker: b, Gate: gatehttp.NewGate(m), Metrics: m,
-		Board:  gatehttp.NewStatusBoard(true, opts.Settings.MinIterations, opts.Budget, time.Now),
-		Health: &gatehttp.BrokerHealth{Check: b.Health, MaxAge: time.Second, Timeout: time.Second, Now: time.Now},
+		Opts: opts, Broker: b, Gate: gatehttp.NewGate(gm), Metrics: m,
+		Board:  NewStatusBoard(true, opts.Settings.MinIterations, opts.Budget, time.Now),
+		Health: &gatehttp.BrokerHealth{Check: HealthCheck(b.Health), MaxAge: time.Second, Timeout: time.Second, Now: time.Now},
 		Log:    slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
-	}, m
+	}
 }
 
 // quietHeap is the smallest of three after-GC samples: with 16 probes in flight a
@@ -120,7 +118,7 @@ func TestLeakHeapFlatOverLongWarmup(t *testing.T) {
 	opt := goleak.IgnoreCurrent()
 	t.Cleanup(func() { goleak.VerifyNone(t, opt) })
 	b := &instantBroker{}
-	sup, _ := leakSupervisor(b, io.Discard)
+	sup := leakSupervisor(t, b, io.Discard)
 	n1, n2, h1, h2 := measureGrowth(t, sup, b.n.Load, 5_000)
 	// Keeping even one small string per probe would add ≥ 16 bytes × ≥ 40,000.
 	checkFlat(t, "in-process", n1, n2, h1, h2, 512<<10)
@@ -136,21 +134,17 @@ func TestLeakHeapFlatOverHTTPGarbage(t *testing.T) {
 	var n atomic.Int64
 	page := "<html><head><title>503 Service Temporarily Unavailable</title></head><body>" + fmt.Sprintf("%0500d", 0) + "</body></html>"
 	okBody := fakepinot.OK(1)
-	fb.set(func(fb *faultBroker) {
-		fb.query = func(w http.ResponseWriter, _ *http.Request, _ string) bool {
-			if n.Add(1)%2 == 0 {
-				fmt.Fprint(w, page)
-				return true
-			}
-			fmt.Fprint(w, okBody)
-			return true
+	fb.broker.SetAnswer(func(string) (int, string) {
+		if n.Add(1)%2 == 0 {
+			return 200, page
 		}
+		return 200, okBody
 	})
 	hc := pinot.DefaultHTTPClient()
-	client := pinot.New(pinot.Options{BrokerURL: fb.srv.URL, ControllerURL: fb.srv.URL, HTTPClient: hc})
-	sup, _ := leakSupervisor(client, io.Discard)
-	n1, n2, h1, h2 := measureGrowth(t, sup, fb.probes.Load, 1_000)
+	client := pinot.New(pinot.Options{BrokerURL: fb.broker.URL(), ControllerURL: fb.ctrl.URL(), HTTPClient: hc})
+	sup := leakSupervisor(t, client, io.Discard)
+	n1, n2, h1, h2 := measureGrowth(t, sup, fb.probes, 1_000)
 	hc.CloseIdleConnections()
-	fb.srv.Close()
+	fb.close()
 	checkFlat(t, "HTTP", n1, n2, h1, h2, 1<<20)
 }

@@ -3,11 +3,9 @@ package supervisor
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -29,27 +27,14 @@ func TestFaultSlowHealthWhileProbingOpensByTheBudget(t *testing.T) {
 	const budget = 2 * time.Second
 	for _, failClosed := range []bool{false, true} {
 		fb := newFaultBroker(t)
-		var inFlight atomic.Int64
-		fb.set(func(fb *faultBroker) {
-			fb.health = func(w http.ResponseWriter) {
-				if inFlight.Load() > 0 {
-					time.Sleep(400 * time.Millisecond) // past the 300ms HealthTimeout
-				}
-				fmt.Fprint(w, "OK")
+		fb.broker.SetHealth(func() (int, string) {
+			if fb.broker.InFlight() > 0 {
+				time.Sleep(400 * time.Millisecond) // past the 300ms HealthTimeout
 			}
-			fb.query = func(w http.ResponseWriter, r *http.Request, _ string) bool {
-				inFlight.Add(1)
-				defer inFlight.Add(-1)
-				select {
-				case <-time.After(20 * time.Millisecond):
-					fb.okAnswers.Add(1)
-					fmt.Fprint(w, fakepinot.OK(1))
-				case <-r.Context().Done():
-				}
-				return true
-			}
+			return 200, "OK"
 		})
-		fs := newFaultSup(t, fb.srv.URL, fb.srv.URL, Options{Enabled: true, Budget: budget, FailClosed: failClosed, Rearm: true,
+		fb.broker.SetDelay(20 * time.Millisecond)
+		fs := newFaultSup(t, fb.broker.URL(), fb.ctrl.URL(), Options{Enabled: true, Budget: budget, FailClosed: failClosed, Rearm: true,
 			Settings: prober.Settings{MinIterations: 1_000_000, Concurrency: 2, MaxTables: 5, ProbeTimeout: time.Second}}, nil)
 		fs.run(t)
 		limit := budget + 500*time.Millisecond
@@ -66,13 +51,8 @@ func TestFaultSlowHealthWhileProbingOpensByTheBudget(t *testing.T) {
 			t.Error("fail-closed: gate open for an unwarm broker")
 		}
 		fs.stop(t)
-		fb.srv.Close()
+		fb.close()
 	}
-}
-
-// startTimes answers GET /start-time with whatever the test stores.
-func startTimes(v *atomic.Pointer[string]) func(http.ResponseWriter) {
-	return func(w http.ResponseWriter) { fmt.Fprint(w, *v.Load()) }
 }
 
 // TestStartTimeChangeIsARestart: a broker whose /start-time changes restarted,
@@ -82,28 +62,26 @@ func TestStartTimeChangeIsARestart(t *testing.T) {
 	opt := goleak.IgnoreCurrent()
 	t.Cleanup(func() { goleak.VerifyNone(t, opt) })
 	fb := newFaultBroker(t)
-	var started atomic.Pointer[string]
 	first, second := "2026-12-01T10:00:00Z", "2026-12-01T10:05:00Z"
-	started.Store(&first)
-	fb.set(func(fb *faultBroker) { fb.start = startTimes(&started) })
-	fs := newFaultSup(t, fb.srv.URL, fb.srv.URL, Options{Enabled: true, Budget: 5 * time.Second, Rearm: true,
+	fb.broker.SetStartTime(first)
+	fs := newFaultSup(t, fb.broker.URL(), fb.ctrl.URL(), Options{Enabled: true, Budget: 5 * time.Second, Rearm: true,
 		Settings: prober.Settings{MinIterations: 20, Concurrency: 2, MaxTables: 5, ProbeTimeout: time.Second}}, nil)
 	fs.run(t)
 	waitFor(t, 5*time.Second, "first warm", fs.sup.Gate.IsOpen)
-	before := fb.probes.Load()
-	started.Store(&second)
+	before := fb.probes()
+	fb.broker.SetStartTime(second)
 	waitFor(t, 5*time.Second, "a second warm run", func() bool {
 		_, by := fs.runs()
 		return by[prober.OutcomeWarm] == 2 && fs.sup.Gate.IsOpen()
 	})
-	if n := fb.probes.Load() - before; n < 20 {
+	if n := fb.probes() - before; n < 20 {
 		t.Errorf("the restarted broker got %d probes, want the floor (20)", n)
 	}
 	if !strings.Contains(fs.logs.String(), "broker restarted") {
 		t.Errorf("restart not logged:\n%s", tail(fs.logs.String(), 2000))
 	}
 	fs.stop(t)
-	fb.srv.Close()
+	fb.close()
 }
 
 // TestOutageWithUnchangedStartTimeIsNotARestart: /health answers 503 for longer
@@ -114,31 +92,17 @@ func TestOutageWithUnchangedStartTimeIsNotARestart(t *testing.T) {
 	opt := goleak.IgnoreCurrent()
 	t.Cleanup(func() { goleak.VerifyNone(t, opt) })
 	fb := newFaultBroker(t)
-	var started atomic.Pointer[string]
-	same := "2026-12-01T10:00:00Z"
-	started.Store(&same)
-	var down atomic.Bool
-	fb.set(func(fb *faultBroker) {
-		fb.start = startTimes(&started)
-		fb.health = func(w http.ResponseWriter) {
-			if down.Load() {
-				w.WriteHeader(503)
-				fmt.Fprint(w, "Pinot broker status is BAD")
-				return
-			}
-			fmt.Fprint(w, "OK")
-		}
-	})
-	fs := newFaultSup(t, fb.srv.URL, fb.srv.URL, Options{Enabled: true, Budget: 5 * time.Second, Rearm: true,
+	fb.broker.SetStartTime("2026-12-01T10:00:00Z")
+	fs := newFaultSup(t, fb.broker.URL(), fb.ctrl.URL(), Options{Enabled: true, Budget: 5 * time.Second, Rearm: true,
 		Settings: prober.Settings{MinIterations: 20, Concurrency: 2, MaxTables: 5, ProbeTimeout: time.Second}}, nil)
 	fs.run(t)
 	waitFor(t, 5*time.Second, "warm", fs.sup.Gate.IsOpen)
-	before := fb.probes.Load()
-	down.Store(true)
+	before := fb.probes()
+	fb.broker.SetStatus("BAD") // 503 "Pinot broker status is BAD"
 	waitFor(t, 2*time.Second, "readiness withdrawn", func() bool { return !fs.sup.Gate.IsOpen() })
-	down.Store(false)
+	fb.broker.SetStatus("GOOD")
 	waitFor(t, 2*time.Second, "gate reopened", fs.sup.Gate.IsOpen)
-	if n := fb.probes.Load() - before; n != 0 {
+	if n := fb.probes() - before; n != 0 {
 		t.Errorf("%d probes sent to a broker that did not restart", n)
 	}
 	if _, by := fs.runs(); by[prober.OutcomeWarm] != 1 {
@@ -148,7 +112,7 @@ func TestOutageWithUnchangedStartTimeIsNotARestart(t *testing.T) {
 		t.Errorf("phase %s, want warm", p)
 	}
 	fs.stop(t)
-	fb.srv.Close()
+	fb.close()
 }
 
 // stepClock is a fake clock whose Sleep returns at once, moving the clock on.
@@ -192,10 +156,8 @@ func TestFailClosedRerunsBackOff(t *testing.T) {
 	opt := goleak.IgnoreCurrent()
 	t.Cleanup(func() { goleak.VerifyNone(t, opt) })
 	fb := newFaultBroker(t)
-	fb.set(func(fb *faultBroker) {
-		fb.query = answer(200, fakepinot.Error(150, "SQLParsingError", "Encountered \"SELEC\""))
-	})
-	fs := newFaultSup(t, fb.srv.URL, fb.srv.URL, Options{Enabled: true, Budget: 5 * time.Second, FailClosed: true, Rearm: true,
+	fb.broker.SetAnswer(answer(200, fakepinot.Error(150, "SQLParsingError", "Encountered \"SELEC\"")))
+	fs := newFaultSup(t, fb.broker.URL(), fb.ctrl.URL(), Options{Enabled: true, Budget: 5 * time.Second, FailClosed: true, Rearm: true,
 		Settings: prober.Settings{MinIterations: 50, Concurrency: 2, MaxTables: 5, ProbeTimeout: time.Second, Queries: []string{"SELEC 1 FROM t"}}}, nil)
 	// The clock starts at the real time: a run's deadline is a real context deadline.
 	clock := &stepClock{now: time.Now(), block: time.Hour}

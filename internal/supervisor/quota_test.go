@@ -1,8 +1,6 @@
 package supervisor
 
 import (
-	"fmt"
-	"net/http"
 	"strings"
 	"sync"
 	"testing"
@@ -10,7 +8,6 @@ import (
 
 	"go.uber.org/goleak"
 
-	"github.com/warmup-sidecar/warmup-sidecar/internal/fakepinot"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober"
 )
 
@@ -23,31 +20,26 @@ func TestQuotaPacingIsWired(t *testing.T) {
 	fb := newFaultBroker(t)
 	var mu sync.Mutex
 	var at []time.Time
-	fb.set(func(fb *faultBroker) {
-		fb.quota = func(w http.ResponseWriter, table string) {
-			if table == "t_OFFLINE" {
-				fmt.Fprint(w, "5.0")
-				return
-			}
-			fmt.Fprint(w, "0.0")
+	fb.broker.SetQuotaAnswer(func(typed string) (int, string) {
+		if typed == "t_OFFLINE" {
+			return 200, "5.0"
 		}
-		fb.query = func(w http.ResponseWriter, _ *http.Request, sql string) bool {
-			if sql != prober.NoScatterSQL {
-				mu.Lock()
-				at = append(at, time.Now())
-				mu.Unlock()
-				fb.okAnswers.Add(1)
-			}
-			fmt.Fprint(w, fakepinot.OK(1))
-			return true
-		}
+		return 200, "0.0"
 	})
-	fs := newFaultSup(t, fb.srv.URL, fb.srv.URL, Options{Enabled: true, Budget: 10 * time.Second, Rearm: true,
+	fb.broker.SetAnswer(func(sql string) (int, string) {
+		if sql != prober.NoScatterSQL {
+			mu.Lock()
+			at = append(at, time.Now())
+			mu.Unlock()
+		}
+		return fb.succeed(sql)
+	})
+	fs := newFaultSup(t, fb.broker.URL(), fb.ctrl.URL(), Options{Enabled: true, Budget: 10 * time.Second, Rearm: true,
 		Settings: prober.Settings{MinIterations: 9, Concurrency: 4, MaxTables: 5, ProbeTimeout: time.Second, NoScatterProbes: 8}}, nil)
 	fs.run(t)
 	took := waitFor(t, 8*time.Second, "warm", fs.sup.Gate.IsOpen)
 	fs.stop(t)
-	fb.srv.Close()
+	fb.close()
 	if !strings.Contains(fs.logs.String(), `"msg":"pacing probes under the table's query quota","table":"t_OFFLINE","quota_qps":5,"probe_qps":4`) {
 		t.Errorf("no pacing line in logs:\n%s", fs.logs.String())
 	}

@@ -1,5 +1,7 @@
 // Package supervisor is the sidecar's life cycle: wait for the broker's /health,
 // warm it, open the gate, watch the broker, and re-arm when it restarts.
+// It also keeps the sidecar's run state: the /status document (StatusBoard), the
+// run metrics, and the Recorder that feeds both from prober events.
 //
 // Failure policy: the gate always opens by the budget, unless fail-closed is
 // asked for; then further runs follow, with a growing pause between them, until
@@ -48,9 +50,9 @@ type Supervisor struct {
 	// Compile reads the broker JVM's JIT compile time during runs; nil: none.
 	Compile prober.CompileTimeSource
 	Gate    *gatehttp.Gate
-	Board   *gatehttp.StatusBoard
+	Board   *StatusBoard
 	Health  *gatehttp.BrokerHealth
-	Metrics *gatehttp.Metrics
+	Metrics *Metrics
 	Log     *slog.Logger
 	Now     func() time.Time
 	// Sleep waits within ctx (false when ctx ended first); nil: backoff.Sleep.

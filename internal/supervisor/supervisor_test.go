@@ -2,10 +2,8 @@ package supervisor
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"log/slog"
-	"net/http"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -26,7 +24,8 @@ type harness struct {
 	sup    *Supervisor
 	broker *fakepinot.Broker
 	ctrl   *fakepinot.Controller
-	m      *gatehttp.Metrics
+	m      *Metrics
+	gm     *gatehttp.Metrics
 	logs   *syncBuffer
 	done   chan error
 	cancel context.CancelFunc
@@ -55,10 +54,7 @@ func newHarness(t *testing.T, opts Options) *harness {
 	c := fakepinot.NewController(fakepinot.ThreeServerTables()...)
 	t.Cleanup(b.Close)
 	t.Cleanup(c.Close)
-	m, err := gatehttp.NewMetrics(prometheus.NewRegistry())
-	if err != nil {
-		t.Fatal(err)
-	}
+	m, gm := newMetrics(t)
 	if opts.Settings.Concurrency == 0 {
 		opts.Settings.Concurrency = 2
 	}
@@ -70,18 +66,33 @@ func newHarness(t *testing.T, opts Options) *harness {
 	}
 	client := pinot.New(pinot.Options{BrokerURL: b.URL(), ControllerURL: c.URL()})
 	logs := &syncBuffer{}
-	h := &harness{broker: b, ctrl: c, m: m, logs: logs}
+	h := &harness{broker: b, ctrl: c, m: m, gm: gm, logs: logs}
 	h.sup = &Supervisor{
 		Opts:      opts,
 		Broker:    client,
-		Gate:      gatehttp.NewGate(m),
-		Board:     gatehttp.NewStatusBoard(opts.Enabled, opts.Settings.MinIterations, opts.Budget, time.Now),
-		Health:    &gatehttp.BrokerHealth{Check: client.Health, MaxAge: time.Second, Timeout: time.Second, Now: time.Now},
+		Gate:      gatehttp.NewGate(gm),
+		Board:     NewStatusBoard(opts.Enabled, opts.Settings.MinIterations, opts.Budget, time.Now),
+		Health:    &gatehttp.BrokerHealth{Check: HealthCheck(client.Health), MaxAge: time.Second, Timeout: time.Second, Now: time.Now},
 		Metrics:   m,
 		Log:       slog.New(slog.NewJSONHandler(io.MultiWriter(logs), &slog.HandlerOptions{Level: slog.LevelDebug})),
 		PollEvery: 50 * time.Millisecond, WaitMax: 100 * time.Millisecond, ProgressEvery: 200 * time.Millisecond,
 	}
 	return h
+}
+
+// newMetrics registers the runs' and the gate's collectors on a registry of their own.
+func newMetrics(t *testing.T) (*Metrics, *gatehttp.Metrics) {
+	t.Helper()
+	reg := prometheus.NewRegistry()
+	gm, err := gatehttp.NewMetrics(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := NewMetrics(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m, gm
 }
 
 func (h *harness) start(t *testing.T) {
@@ -146,7 +157,7 @@ func TestReadyOnlyAfterFloor(t *testing.T) {
 	if st.ProbesSucceeded < 200 || st.Outcome != "warm" || h.runs(prober.OutcomeWarm) != 1 {
 		t.Fatalf("opened with %d successes, outcome %q", st.ProbesSucceeded, st.Outcome)
 	}
-	if v := testutil.ToFloat64(h.m.Warm); v != 1 {
+	if v := testutil.ToFloat64(h.gm.Warm); v != 1 {
 		t.Fatalf("broker_warm = %v", v)
 	}
 	if !strings.Contains(h.logs.String(), `"msg":"warming"`) {
@@ -178,7 +189,7 @@ func TestFailClosedStaysClosedAndKeepsWarming(t *testing.T) {
 	if h.sup.Gate.IsOpen() {
 		t.Fatal("fail-closed gate opened for an unwarm broker")
 	}
-	if v := testutil.ToFloat64(h.m.Warm); v != 0 {
+	if v := testutil.ToFloat64(h.gm.Warm); v != 0 {
 		t.Fatalf("broker_warm = %v, want 0", v)
 	}
 }
@@ -250,21 +261,17 @@ func TestBrokerShuttingDownIsGoneAfterThreePolls(t *testing.T) {
 	var shutting atomic.Bool
 	var polls atomic.Int64
 	third, resume := make(chan struct{}), make(chan struct{})
-	fb.set(func(fb *faultBroker) {
-		fb.health = func(w http.ResponseWriter) {
-			if !shutting.Load() {
-				fmt.Fprint(w, "OK")
-				return
-			}
-			if polls.Add(1) == 3 {
-				close(third)
-				<-resume
-			}
-			w.WriteHeader(503)
-			fmt.Fprint(w, "Pinot broker status is SHUTTING_DOWN")
+	fb.broker.SetHealth(func() (int, string) {
+		if !shutting.Load() {
+			return 200, "OK"
 		}
+		if polls.Add(1) == 3 {
+			close(third)
+			<-resume
+		}
+		return 503, "Pinot broker status is SHUTTING_DOWN"
 	})
-	fs := newFaultSup(t, fb.srv.URL, fb.srv.URL, Options{Enabled: true, Budget: 5 * time.Second, Rearm: true,
+	fs := newFaultSup(t, fb.broker.URL(), fb.ctrl.URL(), Options{Enabled: true, Budget: 5 * time.Second, Rearm: true,
 		Settings: prober.Settings{MinIterations: 10, Concurrency: 2, MaxTables: 5, ProbeTimeout: time.Second}}, nil)
 	fs.sup.HealthTimeout = time.Minute // the held answer is not a timeout
 	fs.run(t)
@@ -282,7 +289,7 @@ func TestBrokerShuttingDownIsGoneAfterThreePolls(t *testing.T) {
 	}
 	waitFor(t, 2*time.Second, "gate closed after the third", func() bool { return !fs.sup.Gate.IsOpen() })
 	fs.stop(t)
-	fb.srv.Close()
+	fb.close()
 }
 
 func TestBrokerDiesMidWarmupRestartsTheCycle(t *testing.T) {

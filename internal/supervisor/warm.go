@@ -41,7 +41,7 @@ func (s *Supervisor) warmOnce(ctx context.Context, lt *lifetime) runEnd {
 	p := &prober.Prober{
 		Broker:   s.Broker,
 		Planner:  prober.Planner{Catalog: s.Broker, Settings: settings},
-		Observer: prober.Observers{gatehttp.Recorder{M: s.Metrics, Board: s.Board}, newLogObserver(s.Log)},
+		Observer: prober.Observers{Recorder{M: s.Metrics, Board: s.Board}, newLogObserver(s.Log)},
 		Quotas:   quotas,
 		Compile:  s.Compile,
 		Now:      s.Now,
@@ -116,7 +116,7 @@ func (s *Supervisor) finish(end runEnd, start time.Time) {
 	dur := s.Now().Sub(start)
 	s.Metrics.Runs.WithLabelValues(string(rep.Outcome)).Inc()
 	s.Metrics.Duration.Set(dur.Seconds())
-	s.Board.Update(func(st *gatehttp.Status) {
+	s.Board.Update(func(st *Status) {
 		st.Outcome = string(rep.Outcome)
 		st.ExitReason = rep.Reason
 		st.DurationSeconds = dur.Seconds()
@@ -168,7 +168,7 @@ func exitOf(s prober.Settings) prober.ExitRule {
 }
 
 // convergedOf says how many of the run's shapes have converged, as "n/m".
-func convergedOf(shapes []gatehttp.ShapeStatus) string {
+func convergedOf(shapes []ShapeStatus) string {
 	n := 0
 	for _, sh := range shapes {
 		if sh.Converged {

@@ -1,5 +1,7 @@
 // Package gatehttp owns the readiness gate and its HTTP face: /readyz, /livez,
-// /status and /metrics, and the Prometheus collectors behind them.
+// /status and /metrics, the broker-health cache behind /readyz, and the gate's
+// Prometheus collectors. What /status shows and how the broker is asked are the
+// sidecar's, handed in as functions: the gate knows neither the prober nor Pinot.
 //
 // Failure policy: the gate always opens by the budget, unless fail-closed is
 // asked for; /readyz additionally needs the broker's own /health to be 200.

@@ -2,7 +2,6 @@ package gatehttp
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
@@ -14,18 +13,12 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
-	"github.com/prometheus/client_golang/prometheus/testutil/promlint"
-
-	"github.com/warmup-sidecar/warmup-sidecar/pkg/pinot"
-	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober"
-	"github.com/warmup-sidecar/warmup-sidecar/pkg/selector"
 )
 
 type fixture struct {
 	reg     *prometheus.Registry
 	m       *Metrics
 	gate    *Gate
-	board   *StatusBoard
 	healthy atomic.Bool
 	checks  atomic.Int64
 	clock   *fakeClock // the broker-health cache's clock
@@ -41,18 +34,17 @@ func newFixture(t *testing.T) *fixture {
 	}
 	f.m = m
 	f.gate = NewGate(m)
-	f.board = NewStatusBoard(true, 100, 15*time.Second, time.Now)
 	h := &BrokerHealth{
-		Check: func(context.Context) (pinot.Health, error) {
+		Check: func(context.Context) (bool, string, error) {
 			f.checks.Add(1)
 			if f.healthy.Load() {
-				return pinot.Health{OK: true, Status: 200, Body: "OK"}, nil
+				return true, "", nil
 			}
-			return pinot.Health{Status: 503, Body: "Pinot broker status is STARTING"}, nil
+			return false, "broker /health answered HTTP 503: Pinot broker status is STARTING", nil
 		},
 		MaxAge: time.Second, Timeout: time.Second, Now: f.clock.Now,
 	}
-	f.srv = httptest.NewServer((&Handlers{Gate: f.gate, Board: f.board, Health: h, Gatherer: f.reg}).Mux())
+	f.srv = httptest.NewServer((&Handlers{Gate: f.gate, Status: f.status, Health: h, Gatherer: f.reg}).Mux())
 	t.Cleanup(f.srv.Close)
 	return f
 }
@@ -66,51 +58,6 @@ func get(t *testing.T, url string) (int, string) {
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
 	return resp.StatusCode, string(b)
-}
-
-func TestMetricsArePromlintClean(t *testing.T) {
-	f := newFixture(t)
-	f.m.SetUncovered(2)
-	f.m.ProbeDuration.Observe(0.01)
-	names := lintedNames(t, f.reg)
-	for _, want := range []string{"pinot_warmup_broker_warm", "pinot_warmup_duration_seconds", "pinot_warmup_uncovered_servers",
-		"pinot_warmup_probes_total", "pinot_warmup_probe_duration_seconds", "pinot_warmup_runs_total", "pinot_warmup_phase"} {
-		if !names[want] {
-			t.Errorf("metric %s missing", want)
-		}
-	}
-}
-
-// lintedNames gathers reg, reports every promlint problem and returns the metric names.
-func lintedNames(t *testing.T, reg *prometheus.Registry) map[string]bool {
-	t.Helper()
-	mfs, err := reg.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	problems, err := promlint.NewWithMetricFamilies(mfs).Lint()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, p := range problems {
-		t.Errorf("promlint: %s: %s", p.Metric, p.Text)
-	}
-	names := map[string]bool{}
-	for _, mf := range mfs {
-		names[mf.GetName()] = true
-	}
-	return names
-}
-
-func TestUncoveredGaugeAbsentUntilSet(t *testing.T) {
-	f := newFixture(t)
-	if n := testutil.CollectAndCount(f.m.uncovered); n != 0 {
-		t.Fatalf("uncovered series = %d before any run, want absent", n)
-	}
-	f.m.SetUncovered(1)
-	if v := testutil.ToFloat64(f.m.uncovered.WithLabelValues()); v != 1 {
-		t.Fatalf("uncovered = %v", v)
-	}
 }
 
 func TestReadyzNeedsOpenGateAndHealthyBroker(t *testing.T) {
@@ -158,7 +105,7 @@ func TestReadyzCachesBrokerHealthForOneSecond(t *testing.T) {
 
 func TestBrokerHealthUnreachable(t *testing.T) {
 	h := &BrokerHealth{
-		Check:  func(context.Context) (pinot.Health, error) { return pinot.Health{}, errors.New("connection refused") },
+		Check:  func(context.Context) (bool, string, error) { return false, "", errors.New("connection refused") },
 		MaxAge: time.Second, Timeout: time.Second, Now: time.Now,
 	}
 	ok, why := h.Get(context.Background())
@@ -185,43 +132,6 @@ func TestGateMirrorsGauges(t *testing.T) {
 	}
 }
 
-func TestRecorderFeedsStatusAndMetrics(t *testing.T) {
-	f := newFixture(t)
-	rec := Recorder{M: f.m, Board: f.board}
-	now := time.Now()
-	f.board.StartRun(now, now.Add(15*time.Second))
-	f.gate.SetPhase(PhaseWarming, "warming")
-	cov := selector.Coverage{Universe: []string{"s1", "s2"}, Uncovered: []string{"s2"}}
-	rec.Planned(prober.Plan{Tables: []selector.Table{{Name: "orders"}}, Queries: []string{"q1"}, Coverage: &cov})
-	rec.Probed(prober.ProbeEvent{Step: prober.StepProbe, Result: pinot.Result{Class: pinot.Success}, Latency: 3 * time.Millisecond})
-	rec.Probed(prober.ProbeEvent{Step: prober.StepProbe, Result: pinot.Result{Class: pinot.Transient, Message: "error 427: servers not responding"}})
-	rec.Probed(prober.ProbeEvent{Step: prober.StepNoScatter, Result: pinot.Result{Class: pinot.Success}})
-	rec.QueryDropped("SELECT x", "error 710: Unknown column")
-
-	code, body := get(t, f.srv.URL+"/status")
-	if code != 200 {
-		t.Fatal(code)
-	}
-	var s Status
-	if err := json.Unmarshal([]byte(body), &s); err != nil {
-		t.Fatal(err)
-	}
-	if s.Phase != PhaseWarming || s.ProbesSucceeded != 1 || s.ProbesFailed != 1 || s.NoScatterProbes != 1 ||
-		s.Floor != 100 || s.Tables[0] != "orders" || s.UncoveredServers[0] != "s2" ||
-		!strings.Contains(s.LastError, "427") || len(s.DroppedQueries) != 1 || s.BudgetLeftSecond <= 14 || s.Run != 1 {
-		t.Fatalf("status = %+v", s)
-	}
-	if v := testutil.ToFloat64(f.m.Probes.WithLabelValues("success")); v != 1 {
-		t.Errorf("probes{success} = %v", v)
-	}
-	if v := testutil.ToFloat64(f.m.Probes.WithLabelValues("failure")); v != 1 {
-		t.Errorf("probes{failure} = %v", v)
-	}
-	if v := testutil.ToFloat64(f.m.uncovered.WithLabelValues()); v != 1 {
-		t.Errorf("uncovered = %v", v)
-	}
-}
-
 // Stop is final: a supervisor winding down can neither reopen the gate nor move
 // it out of phase stopping.
 func TestGateStopIsFinal(t *testing.T) {
@@ -238,5 +148,46 @@ func TestGateStopIsFinal(t *testing.T) {
 	}
 	if code, body := get(t, f.srv.URL+"/readyz"); code != 503 || !strings.Contains(body, "stopping") {
 		t.Errorf("/readyz after Stop: %d %q", code, body)
+	}
+}
+
+// status is the fixture's /status document: the verdict it is handed and the
+// gate's phase, as a sidecar's would carry them.
+func (f *fixture) status(ready bool) any {
+	return struct {
+		Phase Phase `json:"phase"`
+		Ready bool  `json:"ready"`
+	}{f.gate.Phase(), ready}
+}
+
+// /status serves the document the sidecar supplies, indented JSON, with the same
+// readiness verdict /readyz gives.
+func TestStatusServesTheSuppliedDocumentWithTheReadyzVerdict(t *testing.T) {
+	f := newFixture(t)
+	resp, err := http.Get(f.srv.URL + "/status")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if ct := resp.Header.Get("Content-Type"); resp.StatusCode != 200 || ct != "application/json" {
+		t.Fatalf("/status: %d %q", resp.StatusCode, ct)
+	}
+	if want := "{\n  \"phase\": \"waiting_for_broker\",\n  \"ready\": false\n}\n"; string(b) != want {
+		t.Errorf("closed gate: /status %q, want %q", b, want)
+	}
+	f.healthy.Store(true)
+	f.gate.Open()
+	f.gate.SetPhase(PhaseWarm, "warm")
+	if _, body := get(t, f.srv.URL+"/status"); !strings.Contains(body, `"ready": true`) || !strings.Contains(body, `"phase": "warm"`) {
+		t.Errorf("open gate, healthy broker: /status %s", body)
+	}
+}
+
+func TestStatusAbsentWithoutADocument(t *testing.T) {
+	srv := httptest.NewServer((&Handlers{Gate: NewGate(nil), Gatherer: prometheus.NewRegistry()}).Mux())
+	defer srv.Close()
+	if code, _ := get(t, srv.URL+"/status"); code != http.StatusNotFound {
+		t.Fatalf("/status with no document: %d, want 404", code)
 	}
 }

@@ -13,8 +13,9 @@ import (
 type Handlers struct {
 	// Gate says whether warmup lets readiness through, and the phase.
 	Gate *Gate
-	// Board holds the /status figures.
-	Board *StatusBoard
+	// Status is the /status document for a readiness verdict: any snapshot the
+	// sidecar keeps, encoded as JSON. Nil: no /status.
+	Status func(ready bool) any
 	// Health is the broker's /health, checked live for /readyz.
 	Health *BrokerHealth
 	// Gatherer is what /metrics serves.
@@ -26,7 +27,9 @@ func (h *Handlers) Mux() *http.ServeMux {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /readyz", h.readyz)
 	mux.HandleFunc("GET /livez", livez)
-	mux.HandleFunc("GET /status", h.status)
+	if h.Status != nil {
+		mux.HandleFunc("GET /status", h.status)
+	}
 	mux.Handle("GET /metrics", promhttp.HandlerFor(h.Gatherer, promhttp.HandlerOpts{}))
 	return mux
 }
@@ -61,8 +64,8 @@ func livez(w http.ResponseWriter, _ *http.Request) {
 }
 
 func (h *Handlers) status(w http.ResponseWriter, r *http.Request) {
-	s := h.Board.Snapshot(h.Gate)
-	s.Ready, _ = h.ready(r)
+	ready, _ := h.ready(r)
+	s := h.Status(ready)
 	w.Header().Set("Content-Type", "application/json")
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")

@@ -3,13 +3,10 @@ package gatehttp
 import (
 	"context"
 	"errors"
-	"fmt"
 	"sync"
 	"time"
 
 	"golang.org/x/sync/singleflight"
-
-	"github.com/warmup-sidecar/warmup-sidecar/pkg/pinot"
 )
 
 // BrokerHealth answers "is the broker's /health 200?" from a value at most MaxAge
@@ -21,7 +18,9 @@ import (
 // cannot cut or spoil the answer the others wait for. A context error (a check
 // that ran out of time) is returned to the callers of that check, never cached.
 type BrokerHealth struct {
-	Check   func(ctx context.Context) (pinot.Health, error)
+	// Check asks the broker once: ok, or in one line why not; err when it could
+	// not be asked at all.
+	Check   func(ctx context.Context) (ok bool, reason string, err error)
 	MaxAge  time.Duration
 	Timeout time.Duration
 	Now     func() time.Time
@@ -64,16 +63,15 @@ func (h *BrokerHealth) cached() (verdict, bool) {
 func (h *BrokerHealth) checkNow() verdict {
 	ctx, cancel := context.WithTimeout(context.Background(), h.Timeout)
 	defer cancel()
-	hl, err := h.Check(ctx)
-	return h.store(hl, err)
+	return h.store(h.Check(ctx))
 }
 
 // Store records a check made elsewhere (the supervisor's watch loop).
-func (h *BrokerHealth) Store(hl pinot.Health, err error) { h.store(hl, err) }
+func (h *BrokerHealth) Store(ok bool, reason string, err error) { h.store(ok, reason, err) }
 
 // store judges an answer and caches it unless it is a context error.
-func (h *BrokerHealth) store(hl pinot.Health, err error) verdict {
-	v := judge(hl, err)
+func (h *BrokerHealth) store(ok bool, reason string, err error) verdict {
+	v := judge(ok, reason, err)
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return v
 	}
@@ -83,12 +81,12 @@ func (h *BrokerHealth) store(hl pinot.Health, err error) verdict {
 	return v
 }
 
-func judge(hl pinot.Health, err error) verdict {
+func judge(ok bool, reason string, err error) verdict {
 	switch {
 	case err != nil:
 		return verdict{false, "broker unreachable: " + err.Error()}
-	case !hl.OK:
-		return verdict{false, fmt.Sprintf("broker /health answered HTTP %d: %s", hl.Status, hl.Body)}
+	case !ok:
+		return verdict{false, reason}
 	default:
 		return verdict{true, ""}
 	}

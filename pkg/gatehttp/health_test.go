@@ -8,8 +8,6 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
-
-	"github.com/warmup-sidecar/warmup-sidecar/pkg/pinot"
 )
 
 // fakeClock is a clock the test moves by hand.
@@ -32,14 +30,12 @@ func (c *fakeClock) Advance(d time.Duration) {
 	c.mu.Unlock()
 }
 
-var okHealth = pinot.Health{OK: true, Status: 200, Body: "OK"}
-
 // honest answers 200 unless its context has ended, as the real client does.
-func honest(ctx context.Context) (pinot.Health, error) {
+func honest(ctx context.Context) (bool, string, error) {
 	if err := ctx.Err(); err != nil {
-		return pinot.Health{}, fmt.Errorf("checking broker health: %w", err)
+		return false, "", fmt.Errorf("checking broker health: %w", err)
 	}
-	return okHealth, nil
+	return true, "", nil
 }
 
 // heldCheck is a broker /health call that answers only once released (or when
@@ -53,7 +49,7 @@ func newHeldCheck() *heldCheck {
 	return &heldCheck{started: make(chan struct{}), release: make(chan struct{})}
 }
 
-func (c *heldCheck) check(ctx context.Context) (pinot.Health, error) {
+func (c *heldCheck) check(ctx context.Context) (bool, string, error) {
 	if c.calls.Add(1) == 1 {
 		close(c.started)
 	}
@@ -80,7 +76,7 @@ func TestBrokerHealthCancelledCallerDoesNotPoisonTheCache(t *testing.T) {
 func TestBrokerHealthNeverCachesAContextError(t *testing.T) {
 	var slow atomic.Bool
 	slow.Store(true)
-	check := func(ctx context.Context) (pinot.Health, error) {
+	check := func(ctx context.Context) (bool, string, error) {
 		if slow.Load() {
 			<-ctx.Done()
 		}
@@ -95,7 +91,7 @@ func TestBrokerHealthNeverCachesAContextError(t *testing.T) {
 		t.Fatalf("broker fast again: ready=%v %q; a timed-out check was cached", ok, why)
 	}
 	// The same holds for a check made elsewhere and stored.
-	h.Store(pinot.Health{}, fmt.Errorf("checking broker health: %w", context.DeadlineExceeded))
+	h.Store(false, "", fmt.Errorf("checking broker health: %w", context.DeadlineExceeded))
 	if ok, why := h.Get(context.Background()); !ok {
 		t.Fatalf("after a stored timeout: ready=%v %q, want the cached 200 kept", ok, why)
 	}
@@ -165,7 +161,7 @@ func TestBrokerHealthConcurrentCallersShareOneCheck(t *testing.T) {
 func TestBrokerHealthAsksAgainOnceTheAnswerIsOld(t *testing.T) {
 	clock := newFakeClock()
 	var checks atomic.Int64
-	check := func(ctx context.Context) (pinot.Health, error) { checks.Add(1); return honest(ctx) }
+	check := func(ctx context.Context) (bool, string, error) { checks.Add(1); return honest(ctx) }
 	h := &BrokerHealth{Check: check, MaxAge: time.Second, Timeout: time.Second, Now: clock.Now}
 	h.Get(context.Background())
 	clock.Advance(999 * time.Millisecond)

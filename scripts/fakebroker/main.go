@@ -1,90 +1,84 @@
-// Command fakebroker is a loopback stand-in for a Pinot broker and controller,
-// for scripts/footprint.sh: it answers /health, the controller's /tables,
-// /debug/routingTable/{t} and POST /query/sql in Pinot's shapes, after a fixed
-// serve delay, and counts queries at GET /fake/stats. Not for tests: those use
-// internal/fakepinot or their own handlers.
+// Command fakebroker serves internal/fakepinot's broker and controller on one
+// loopback address, for scripts/footprint.sh: each table on a server of its own,
+// a fixed serve delay per query, and query counts at GET /fake/stats. It prints
+// its URL on the first line of stdout and stops on SIGTERM or SIGINT.
 package main
 
 import (
-	"encoding/json"
+	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"log"
 	"net"
 	"net/http"
 	"os"
 	"os/signal"
 	"strings"
-	"sync/atomic"
 	"syscall"
 	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/warmup-sidecar/warmup-sidecar/internal/fakepinot"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober"
 )
 
-func main() {
-	addr := flag.String("addr", "127.0.0.1:0", "listen address (loopback)")
-	delay := flag.Duration("delay", 2*time.Millisecond, "serve time added to every query")
-	tables := flag.String("tables", "orders,clicks,events", "tables, each on its own server")
-	flag.Parse()
+func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
 
-	names := strings.Split(*tables, ",")
-	var queries, noScatter atomic.Int64
-	answer := `{"resultTable":{"dataSchema":{"columnNames":["a"],"columnDataTypes":["INT"]},"rows":[[1]]},` +
-		`"numRowsResultSet":1,"partialResult":false,"exceptions":[],"timeUsedMs":2,"requestId":"1",` +
-		`"brokerId":"Broker_127.0.0.1_8099","numDocsScanned":1,"totalDocs":100,` +
-		`"numServersQueried":1,"numServersResponded":1,"numSegmentsQueried":1,"numSegmentsProcessed":1}`
-
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET /health", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprint(w, "OK") })
-	mux.HandleFunc("GET /tables", func(w http.ResponseWriter, _ *http.Request) {
-		_ = json.NewEncoder(w).Encode(map[string][]string{"tables": names})
-	})
-	mux.HandleFunc("GET /debug/routingTable/{t}", func(w http.ResponseWriter, r *http.Request) {
-		t := strings.TrimSuffix(r.PathValue("t"), "_OFFLINE")
-		for i, n := range names {
-			if n == t {
-				fmt.Fprintf(w, `{"%s_OFFLINE":{"Server_10.0.0.%d_8098":["%s_0"]}}`, n, i+1, n)
-				return
-			}
-		}
-		w.WriteHeader(http.StatusNotFound)
-		fmt.Fprintf(w, `{"code":404,"error":"Cannot find routing for table: %s"}`, t)
-	})
-	mux.HandleFunc("POST /query/sql", func(w http.ResponseWriter, r *http.Request) {
-		b, _ := io.ReadAll(r.Body)
-		if strings.Contains(string(b), `"sql":"SELECT 1"`) {
-			noScatter.Add(1)
-		} else {
-			queries.Add(1)
-		}
-		if *delay > 0 {
-			select {
-			case <-time.After(*delay):
-			case <-r.Context().Done():
-				return
-			}
-		}
-		w.Header().Set("Content-Type", "application/json")
-		fmt.Fprint(w, answer)
-	})
-	mux.HandleFunc("GET /fake/stats", func(w http.ResponseWriter, _ *http.Request) {
-		fmt.Fprintf(w, "{\"queries\":%d,\"no_scatter\":%d}\n", queries.Load(), noScatter.Load())
-	})
-
+func run(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("fakebroker", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	addr := fs.String("addr", "127.0.0.1:0", "listen address (loopback)")
+	delay := fs.Duration("delay", 2*time.Millisecond, "serve time added to every query")
+	tables := fs.String("tables", "orders,clicks,events", "tables, each on its own server")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
-		log.Fatal(err)
+		fmt.Fprintln(stderr, "fakebroker:", err)
+		return 1
 	}
-	fmt.Printf("http://%s\n", ln.Addr())
-	_ = os.Stdout.Sync()
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
-	go func() {
-		sig := make(chan os.Signal, 1)
-		signal.Notify(sig, syscall.SIGTERM, syscall.SIGINT)
-		<-sig
-		_ = srv.Close()
-	}()
-	if err := srv.Serve(ln); err != nil && err != http.ErrServerClosed {
-		log.Fatal(err)
+	fmt.Fprintf(stdout, "http://%s\n", ln.Addr())
+	srv := &http.Server{Handler: newHandler(strings.Split(*tables, ","), *delay), ReadHeaderTimeout: 5 * time.Second}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	g, ctx := errgroup.WithContext(ctx)
+	g.Go(func() error {
+		if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+			return fmt.Errorf("serving on %s: %w", ln.Addr(), err)
+		}
+		return nil
+	})
+	g.Go(func() error { <-ctx.Done(); return srv.Close() })
+	if err := g.Wait(); err != nil {
+		fmt.Fprintln(stderr, "fakebroker:", err)
+		return 1
 	}
+	return 0
+}
+
+// newHandler answers as the fake broker and, at GET /tables, the fake controller,
+// with the floor-probe and no-scatter counts at GET /fake/stats.
+func newHandler(tables []string, delay time.Duration) http.Handler {
+	b := fakepinot.NewUnstartedBroker(ownServers(tables))
+	b.SetDelay(delay)
+	mux := http.NewServeMux()
+	mux.Handle("/", b.Handler())
+	mux.Handle("GET /tables", fakepinot.NewUnstartedController(tables...).Handler())
+	mux.HandleFunc("GET /fake/stats", func(w http.ResponseWriter, _ *http.Request) {
+		noScatter := b.QueriesOf(prober.NoScatterSQL)
+		fmt.Fprintf(w, "{\"queries\":%d,\"no_scatter\":%d}\n", b.Queries()-noScatter, noScatter)
+	})
+	return mux
+}
+
+// ownServers routes each table's OFFLINE leg to a server of its own.
+func ownServers(tables []string) map[string]map[string][]string {
+	r := map[string]map[string][]string{}
+	for i, t := range tables {
+		r[t+"_OFFLINE"] = map[string][]string{fmt.Sprintf("Server_10.0.0.%d_8098", i+1): {t + "_0"}}
+	}
+	return r
 }

@@ -1,23 +1,25 @@
-package gatehttp
+package supervisor
 
 import (
 	"sync"
 	"time"
+
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/gatehttp"
 )
 
 // Status is the /status document. It never holds credentials: errors reaching it
 // are built by pkg/pinot, which never puts header values into messages.
 type Status struct {
-	Phase           Phase  `json:"phase"`
-	Ready           bool   `json:"ready"`
-	Reason          string `json:"reason"`
-	Enabled         bool   `json:"enabled"`
-	Run             int    `json:"run"`
-	Outcome         string `json:"outcome,omitempty"`
-	ProbesSucceeded int64  `json:"probes_succeeded"`
-	ProbesFailed    int64  `json:"probes_failed"`
-	NoScatterProbes int64  `json:"no_scatter_probes"`
-	Floor           int    `json:"floor"`
+	Phase           gatehttp.Phase `json:"phase"`
+	Ready           bool           `json:"ready"`
+	Reason          string         `json:"reason"`
+	Enabled         bool           `json:"enabled"`
+	Run             int            `json:"run"`
+	Outcome         string         `json:"outcome,omitempty"`
+	ProbesSucceeded int64          `json:"probes_succeeded"`
+	ProbesFailed    int64          `json:"probes_failed"`
+	NoScatterProbes int64          `json:"no_scatter_probes"`
+	Floor           int            `json:"floor"`
 	// Exit is the exit rule (converged or floor); ExitReason says why the last
 	// run ended as it did.
 	Exit             string    `json:"exit"`
@@ -102,7 +104,7 @@ func (b *StatusBoard) ProbeLatency(d time.Duration) {
 }
 
 // Snapshot copies the status, with the gate's view and the budget left.
-func (b *StatusBoard) Snapshot(g *Gate) Status {
+func (b *StatusBoard) Snapshot(g *gatehttp.Gate) Status {
 	b.mu.Lock()
 	s := b.s
 	s.Tables = append([]string(nil), b.s.Tables...)
@@ -117,9 +119,19 @@ func (b *StatusBoard) Snapshot(g *Gate) Status {
 	}
 	deadline := b.deadline
 	b.mu.Unlock()
-	if s.Phase = g.Phase(); s.Phase == PhaseWarming && !deadline.IsZero() {
+	if s.Phase = g.Phase(); s.Phase == gatehttp.PhaseWarming && !deadline.IsZero() {
 		s.BudgetLeftSecond = max(0, deadline.Sub(b.now()).Seconds())
 	}
 	s.Reason = g.Reason()
 	return s
+}
+
+// Document is what /status serves: a snapshot as g sees it, with the readiness
+// verdict the handler reached.
+func (b *StatusBoard) Document(g *gatehttp.Gate) func(ready bool) any {
+	return func(ready bool) any {
+		s := b.Snapshot(g)
+		s.Ready = ready
+		return s
+	}
 }

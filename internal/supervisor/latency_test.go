@@ -1,8 +1,10 @@
-package gatehttp
+package supervisor
 
 import (
 	"testing"
 	"time"
+
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/gatehttp"
 )
 
 func TestLatencyWindowMediansOfFirstAndLast(t *testing.T) {
@@ -14,7 +16,7 @@ func TestLatencyWindowMediansOfFirstAndLast(t *testing.T) {
 	for i := range 200 {
 		b.ProbeLatency(time.Duration(i+1) * 10 * time.Microsecond)
 	}
-	s := b.Snapshot(NewGate(nil))
+	s := b.Snapshot(gatehttp.NewGate(nil))
 	if s.FirstProbesMedianMs != 124.5 {
 		t.Errorf("first median = %v ms, want 124.5", s.FirstProbesMedianMs)
 	}
@@ -29,7 +31,7 @@ func TestLatencyWindowResetsPerRun(t *testing.T) {
 	b.ProbeLatency(time.Second)
 	b.StartRun(time.Now(), time.Now().Add(time.Second))
 	b.ProbeLatency(2 * time.Millisecond)
-	if s := b.Snapshot(NewGate(nil)); s.FirstProbesMedianMs != 2 {
+	if s := b.Snapshot(gatehttp.NewGate(nil)); s.FirstProbesMedianMs != 2 {
 		t.Fatalf("first median after a new run = %v, want 2", s.FirstProbesMedianMs)
 	}
 }

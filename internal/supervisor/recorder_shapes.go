@@ -1,4 +1,4 @@
-package gatehttp
+package supervisor
 
 import (
 	"time"

@@ -1,4 +1,4 @@
-package gatehttp
+package supervisor
 
 import (
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/pinot"

@@ -1,0 +1,223 @@
+package supervisor
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+	"github.com/prometheus/client_golang/prometheus/testutil/promlint"
+
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/gatehttp"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/pinot"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/selector"
+)
+
+// fixture is the sidecar's state and its HTTP face as the binary wires them: the
+// gate's and the runs' collectors on one registry, /status served from the board.
+type fixture struct {
+	reg   *prometheus.Registry
+	m     *Metrics
+	gm    *gatehttp.Metrics
+	gate  *gatehttp.Gate
+	board *StatusBoard
+	mux   http.Handler
+}
+
+func newFixture(t *testing.T) *fixture {
+	t.Helper()
+	f := &fixture{reg: prometheus.NewRegistry()}
+	gm, err := gatehttp.NewMetrics(f.reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := NewMetrics(f.reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.m, f.gm = m, gm
+	f.gate = gatehttp.NewGate(gm)
+	f.board = NewStatusBoard(true, 100, 15*time.Second, time.Now)
+	h := &gatehttp.BrokerHealth{
+		Check: HealthCheck(func(context.Context) (pinot.Health, error) {
+			return pinot.Health{OK: true, Status: 200, Body: "OK"}, nil
+		}),
+		MaxAge: time.Second, Timeout: time.Second, Now: time.Now,
+	}
+	f.mux = (&gatehttp.Handlers{Gate: f.gate, Status: f.board.Document(f.gate), Health: h, Gatherer: f.reg}).Mux()
+	return f
+}
+
+// get serves one GET of path through the sidecar's handlers.
+func (f *fixture) get(path string) (int, string) {
+	w := httptest.NewRecorder()
+	f.mux.ServeHTTP(w, httptest.NewRequest("GET", path, nil))
+	return w.Code, w.Body.String()
+}
+
+func TestMetricsArePromlintClean(t *testing.T) {
+	f := newFixture(t)
+	f.m.SetUncovered(2)
+	f.m.ProbeDuration.Observe(0.01)
+	names := lintedNames(t, f.reg)
+	for _, want := range []string{"pinot_warmup_broker_warm", "pinot_warmup_duration_seconds", "pinot_warmup_uncovered_servers",
+		"pinot_warmup_probes_total", "pinot_warmup_probe_duration_seconds", "pinot_warmup_runs_total", "pinot_warmup_phase"} {
+		if !names[want] {
+			t.Errorf("metric %s missing", want)
+		}
+	}
+}
+
+// lintedNames gathers reg, reports every promlint problem and returns the metric names.
+func lintedNames(t *testing.T, reg *prometheus.Registry) map[string]bool {
+	t.Helper()
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	problems, err := promlint.NewWithMetricFamilies(mfs).Lint()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range problems {
+		t.Errorf("promlint: %s: %s", p.Metric, p.Text)
+	}
+	names := map[string]bool{}
+	for _, mf := range mfs {
+		names[mf.GetName()] = true
+	}
+	return names
+}
+
+func TestUncoveredGaugeAbsentUntilSet(t *testing.T) {
+	f := newFixture(t)
+	if n := testutil.CollectAndCount(f.m.uncovered); n != 0 {
+		t.Fatalf("uncovered series = %d before any run, want absent", n)
+	}
+	f.m.SetUncovered(1)
+	if v := testutil.ToFloat64(f.m.uncovered.WithLabelValues()); v != 1 {
+		t.Fatalf("uncovered = %v", v)
+	}
+}
+
+func TestRecorderFeedsStatusAndMetrics(t *testing.T) {
+	f := newFixture(t)
+	rec := Recorder{M: f.m, Board: f.board}
+	now := time.Now()
+	f.board.StartRun(now, now.Add(15*time.Second))
+	f.gate.SetPhase(gatehttp.PhaseWarming, "warming")
+	cov := selector.Coverage{Universe: []string{"s1", "s2"}, Uncovered: []string{"s2"}}
+	rec.Planned(prober.Plan{Tables: []selector.Table{{Name: "orders"}}, Queries: []string{"q1"}, Coverage: &cov})
+	rec.Probed(prober.ProbeEvent{Step: prober.StepProbe, Result: pinot.Result{Class: pinot.Success}, Latency: 3 * time.Millisecond})
+	rec.Probed(prober.ProbeEvent{Step: prober.StepProbe, Result: pinot.Result{Class: pinot.Transient, Message: "error 427: servers not responding"}})
+	rec.Probed(prober.ProbeEvent{Step: prober.StepNoScatter, Result: pinot.Result{Class: pinot.Success}})
+	rec.QueryDropped("SELECT x", "error 710: Unknown column")
+
+	code, body := f.get("/status")
+	if code != 200 {
+		t.Fatal(code)
+	}
+	var s Status
+	if err := json.Unmarshal([]byte(body), &s); err != nil {
+		t.Fatal(err)
+	}
+	if s.Phase != gatehttp.PhaseWarming || s.ProbesSucceeded != 1 || s.ProbesFailed != 1 || s.NoScatterProbes != 1 ||
+		s.Floor != 100 || s.Tables[0] != "orders" || s.UncoveredServers[0] != "s2" ||
+		!strings.Contains(s.LastError, "427") || len(s.DroppedQueries) != 1 || s.BudgetLeftSecond <= 14 || s.Run != 1 {
+		t.Fatalf("status = %+v", s)
+	}
+	if v := testutil.ToFloat64(f.m.Probes.WithLabelValues("success")); v != 1 {
+		t.Errorf("probes{success} = %v", v)
+	}
+	if v := testutil.ToFloat64(f.m.Probes.WithLabelValues("failure")); v != 1 {
+		t.Errorf("probes{failure} = %v", v)
+	}
+	if v := testutil.ToFloat64(f.m.uncovered.WithLabelValues()); v != 1 {
+		t.Errorf("uncovered = %v", v)
+	}
+}
+
+func TestConvergenceMetricsArePromlintClean(t *testing.T) {
+	f := newFixture(t)
+	rec := Recorder{M: f.m, Board: f.board}
+	rec.Planned(prober.Plan{Custom: true, Queries: []string{"q1"}, Shapes: []string{"agg_metrics"}})
+	rec.ShapeWindow(prober.ShapeState{Shape: "agg_metrics", Probes: 10, Latest: 12 * time.Millisecond, Best: 12 * time.Millisecond})
+	rec.JITRead(prober.JITState{Known: true, Rate: 0.4, Peak: 0.4})
+	names := lintedNames(t, f.reg)
+	for _, want := range []string{"pinot_warmup_shape_latency_seconds", "pinot_warmup_shape_converged", "pinot_warmup_jvm_compile_rate"} {
+		if !names[want] {
+			t.Errorf("metric %s missing", want)
+		}
+	}
+}
+
+func TestRecorderFollowsShapesAndTheJIT(t *testing.T) {
+	f := newFixture(t)
+	rec := Recorder{M: f.m, Board: f.board}
+	f.board.Update(func(s *Status) { s.Exit = "converged" })
+	now := time.Now()
+	f.board.StartRun(now, now.Add(15*time.Second))
+	if n := testutil.CollectAndCount(f.m.compileRate); n != 0 {
+		t.Fatalf("compile rate has %d series before any reading, want absent", n)
+	}
+	rec.Planned(prober.Plan{Queries: []string{"a", "b", "c"}, Shapes: []string{"limit1", "limit1", "group_by"}})
+	if n := testutil.CollectAndCount(f.m.shapeConverged); n != 2 {
+		t.Fatalf("converged series = %d, want one per distinct shape", n)
+	}
+	if n := testutil.CollectAndCount(f.m.shapeLatency); n != 0 {
+		t.Fatalf("latency series = %d before any window, want none", n)
+	}
+	rec.ShapeWindow(prober.ShapeState{Shape: "group_by", Probes: 40, Latest: 21 * time.Millisecond, Best: 20 * time.Millisecond, InARow: 3, Converged: true})
+	rec.JITRead(prober.JITState{Known: true, Rate: 0.02, Peak: 0.5, QuietInARow: 1})
+
+	if v := testutil.ToFloat64(f.m.shapeLatency.WithLabelValues("group_by")); v != 0.021 {
+		t.Errorf("latency{group_by} = %v, want 0.021", v)
+	}
+	if v := testutil.ToFloat64(f.m.shapeConverged.WithLabelValues("group_by")); v != 1 {
+		t.Errorf("converged{group_by} = %v, want 1", v)
+	}
+	if v := testutil.ToFloat64(f.m.compileRate.WithLabelValues()); v != 0.02 {
+		t.Errorf("compile rate = %v, want 0.02", v)
+	}
+	_, body := f.get("/status")
+	var s Status
+	if err := json.Unmarshal([]byte(body), &s); err != nil {
+		t.Fatal(err)
+	}
+	want := []ShapeStatus{{Shape: "limit1"}, {Shape: "group_by", Probes: 40, LatestMs: 21, BestMs: 20, InARow: 3, Converged: true}}
+	if len(s.Shapes) != 2 || s.Shapes[0] != want[0] || s.Shapes[1] != want[1] {
+		t.Errorf("shapes = %+v, want %+v", s.Shapes, want)
+	}
+	if s.JIT == nil || s.JIT.CompileRate != 0.02 || s.JIT.PeakRate != 0.5 || s.Exit != "converged" {
+		t.Errorf("status jit %+v exit %q", s.JIT, s.Exit)
+	}
+	if !strings.Contains(body, `"latest_window_median_ms": 21`) || !strings.Contains(body, `"windows_in_a_row": 3`) {
+		t.Errorf("status JSON names: %s", body)
+	}
+
+	rec.JITUnavailable(errors.New("reading JVM metrics from http://127.0.0.1:8008/metrics: HTTP 404"))
+	if n := testutil.CollectAndCount(f.m.compileRate); n != 0 {
+		t.Errorf("compile rate still exported after the signal was dropped")
+	}
+	if st := f.board.Snapshot(f.gate); st.JIT == nil || !strings.Contains(st.JIT.Error, "HTTP 404") {
+		t.Errorf("status jit = %+v, want the error", st.JIT)
+	}
+
+	// A new run starts its shapes afresh and keeps the exit rule.
+	f.board.StartRun(now, now.Add(15*time.Second))
+	rec.Planned(prober.Plan{Custom: true, Queries: []string{"x"}})
+	st := f.board.Snapshot(f.gate)
+	if len(st.Shapes) != 1 || st.Shapes[0].Shape != "custom_1" || st.JIT != nil || st.Exit != "converged" {
+		t.Errorf("after a new run: shapes %+v jit %+v exit %q", st.Shapes, st.JIT, st.Exit)
+	}
+	if n := testutil.CollectAndCount(f.m.shapeConverged); n != 1 {
+		t.Errorf("converged series = %d after the new plan, want its one shape", n)
+	}
+}

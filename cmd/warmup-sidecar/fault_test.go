@@ -382,7 +382,7 @@ func runBinaryFault(t *testing.T, c binaryFault, failClosed bool) {
 		if c.maxSeen > 0 && f.probes.Load() > c.maxSeen {
 			t.Errorf("broker hammered: %d probes in %s", f.probes.Load(), budget)
 		}
-		if m := s.metric(t, `pinot_warmup_probes_total{result="failure"}`); int64(m) != st.Failed {
+		if m := s.metric(t, `pinot_warmup_probes_total{engine="single_stage",result="failure"}`); int64(m) != st.Failed {
 			t.Errorf("metrics failures %v, /status %d", m, st.Failed)
 		}
 		if v := s.metric(t, `pinot_warmup_runs_total{outcome="`+c.outcome+`"}`); v != 1 {

@@ -2,6 +2,7 @@ package supervisor
 
 import (
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/sqltext"
 )
 
 // Metrics are the collectors of the sidecar's runs (names in docs/design.md), on
@@ -10,10 +11,10 @@ type Metrics struct {
 	// Duration is pinot_warmup_duration_seconds, the last run's wall time.
 	Duration  prometheus.Gauge
 	uncovered *prometheus.GaugeVec
-	// Probes is pinot_warmup_probes_total{result}, floor probes only.
+	// Probes is pinot_warmup_probes_total{result,engine}, floor probes only.
 	Probes *prometheus.CounterVec
-	// ProbeDuration is pinot_warmup_probe_duration_seconds.
-	ProbeDuration prometheus.Histogram
+	// ProbeDuration is pinot_warmup_probe_duration_seconds{engine}.
+	ProbeDuration *prometheus.HistogramVec
 	// Runs is pinot_warmup_runs_total{outcome}.
 	Runs *prometheus.CounterVec
 
@@ -38,13 +39,13 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 		}, nil),
 		Probes: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "pinot_warmup_probes_total",
-			Help: "Warmup probes by result (success or failure).",
-		}, []string{"result"}),
-		ProbeDuration: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Help: "Warmup probes by result (success or failure) and query engine (single_stage or multi_stage).",
+		}, []string{"result", "engine"}),
+		ProbeDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "pinot_warmup_probe_duration_seconds",
-			Help:    "Round-trip time of warmup probes.",
+			Help:    "Round-trip time of warmup probes, by query engine.",
 			Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10},
-		}),
+		}, []string{"engine"}),
 		Runs: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "pinot_warmup_runs_total",
 			Help: "Warmup runs by outcome (warm, budget_expired, failed).",
@@ -72,8 +73,9 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 	}
 	// Zero series up front so rate() and dashboards have data from the first scrape.
 	for _, r := range []string{ResultSuccess, ResultFailure} {
-		m.Probes.WithLabelValues(r)
+		m.Probes.WithLabelValues(r, EngineSingleStage)
 	}
+	m.ProbeDuration.WithLabelValues(EngineSingleStage)
 	for _, o := range []string{"warm", "budget_expired", "failed"} {
 		m.Runs.WithLabelValues(o)
 	}
@@ -88,3 +90,17 @@ const (
 
 // SetUncovered sets the uncovered-servers gauge (creating the series).
 func (m *Metrics) SetUncovered(n int) { m.uncovered.WithLabelValues().Set(float64(n)) }
+
+// Engine label values: the query engine a probe ran on.
+const (
+	EngineSingleStage = "single_stage"
+	EngineMultiStage  = "multi_stage"
+)
+
+// engineOf labels a probe by its engine: a leading SET useMultistageEngine=true.
+func engineOf(sql string) string {
+	if sqltext.MultiStage(sql) {
+		return EngineMultiStage
+	}
+	return EngineSingleStage
+}

@@ -3,6 +3,8 @@ package supervisor
 import (
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/pinot"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober"
+	"maps"
+	"slices"
 )
 
 // Recorder turns prober events into metrics and /status figures.
@@ -23,10 +25,13 @@ func (r Recorder) Planned(p prober.Plan) {
 	r.planShapes(p.ShapeNames())
 	r.Board.Update(func(s *Status) {
 		s.Tables = prober.TableNames(p.Tables)
-		s.Queries = append([]string(nil), p.Queries...)
-		s.DroppedTables = append([]string(nil), p.Dropped...)
+		s.Queries = slices.Clone(p.Queries)
+		s.DroppedTables = slices.Clone(p.Dropped)
+		engine := p.Engine
+		s.MultiStage = &engine
+		s.ShapeFallbacks = maps.Clone(p.Fallbacks)
 		if p.Coverage != nil {
-			s.UncoveredServers = append([]string(nil), p.Coverage.Uncovered...)
+			s.UncoveredServers = slices.Clone(p.Coverage.Uncovered)
 		}
 	})
 }
@@ -43,12 +48,13 @@ func (r Recorder) Probed(e prober.ProbeEvent) {
 		return
 	}
 	ok := e.Result.Class == pinot.Success
+	engine := engineOf(e.SQL)
 	if ok {
-		r.M.Probes.WithLabelValues(ResultSuccess).Inc()
+		r.M.Probes.WithLabelValues(ResultSuccess, engine).Inc()
 	} else {
-		r.M.Probes.WithLabelValues(ResultFailure).Inc()
+		r.M.Probes.WithLabelValues(ResultFailure, engine).Inc()
 	}
-	r.M.ProbeDuration.Observe(e.Latency.Seconds())
+	r.M.ProbeDuration.WithLabelValues(engine).Observe(e.Latency.Seconds())
 	r.Board.ProbeLatency(e.Latency)
 	r.Board.Update(func(s *Status) {
 		if ok {

@@ -65,7 +65,7 @@ func (f *fixture) get(path string) (int, string) {
 func TestMetricsArePromlintClean(t *testing.T) {
 	f := newFixture(t)
 	f.m.SetUncovered(2)
-	f.m.ProbeDuration.Observe(0.01)
+	f.m.ProbeDuration.WithLabelValues(EngineMultiStage).Observe(0.01)
 	names := lintedNames(t, f.reg)
 	for _, want := range []string{"pinot_warmup_broker_warm", "pinot_warmup_duration_seconds", "pinot_warmup_uncovered_servers",
 		"pinot_warmup_probes_total", "pinot_warmup_probe_duration_seconds", "pinot_warmup_runs_total", "pinot_warmup_phase"} {
@@ -219,5 +219,29 @@ func TestRecorderFollowsShapesAndTheJIT(t *testing.T) {
 	}
 	if n := testutil.CollectAndCount(f.m.shapeConverged); n != 1 {
 		t.Errorf("converged series = %d after the new plan, want its one shape", n)
+	}
+}
+
+// Probe counts and durations carry the engine the probe ran on.
+func TestRecorderLabelsTheEngine(t *testing.T) {
+	f := newFixture(t)
+	rec := Recorder{M: f.m, Board: NewStatusBoard(true, 10, time.Second, time.Now)}
+	ok := pinot.Result{Class: pinot.Success}
+	rec.Probed(prober.ProbeEvent{SQL: "SELECT 1 FROM t", Step: prober.StepProbe, Result: ok, Latency: time.Millisecond})
+	rec.Probed(prober.ProbeEvent{SQL: "SET useMultistageEngine=true; SELECT 1 FROM t", Step: prober.StepProbe, Result: ok, Latency: time.Millisecond})
+	rec.Probed(prober.ProbeEvent{SQL: "SET useMultistageEngine=true; SELECT 2 FROM t", Step: prober.StepProbe,
+		Result: pinot.Result{Class: pinot.Transient}, Latency: time.Millisecond})
+	for series, want := range map[[2]string]float64{
+		{ResultSuccess, EngineSingleStage}: 1,
+		{ResultSuccess, EngineMultiStage}:  1,
+		{ResultFailure, EngineMultiStage}:  1,
+		{ResultFailure, EngineSingleStage}: 0,
+	} {
+		if got := testutil.ToFloat64(f.m.Probes.WithLabelValues(series[0], series[1])); got != want {
+			t.Errorf("probes_total{result=%s,engine=%s} = %v, want %v", series[0], series[1], got, want)
+		}
+	}
+	if n := testutil.CollectAndCount(f.m.ProbeDuration); n != 2 {
+		t.Errorf("probe_duration_seconds has %d engine series, want 2", n)
 	}
 }

@@ -1,6 +1,9 @@
 package supervisor
 
 import (
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober"
+	"maps"
+	"slices"
 	"sync"
 	"time"
 
@@ -42,6 +45,10 @@ type Status struct {
 	// absent without JVM metrics.
 	Shapes []ShapeStatus `json:"shapes"`
 	JIT    *JITStatus    `json:"jit,omitempty"`
+	// MultiStage says whether the run probes the multi-stage engine, and what
+	// the run found of it; ShapeFallbacks are legs kept on LIMIT 1, and why.
+	MultiStage     *prober.Engine    `json:"multi_stage,omitempty"`
+	ShapeFallbacks map[string]string `json:"shape_fallbacks,omitempty"`
 }
 
 // LatencyWindow is how many probes the first/last medians cover.
@@ -107,10 +114,12 @@ func (b *StatusBoard) ProbeLatency(d time.Duration) {
 func (b *StatusBoard) Snapshot(g *gatehttp.Gate) Status {
 	b.mu.Lock()
 	s := b.s
-	s.Tables = append([]string(nil), b.s.Tables...)
-	s.Queries = append([]string(nil), b.s.Queries...)
-	s.UncoveredServers = append([]string(nil), b.s.UncoveredServers...)
-	s.DroppedTables = append([]string(nil), b.s.DroppedTables...)
+	// slices.Clone keeps an empty list empty: /status says [], not null.
+	s.Tables = slices.Clone(b.s.Tables)
+	s.Queries = slices.Clone(b.s.Queries)
+	s.UncoveredServers = slices.Clone(b.s.UncoveredServers)
+	s.DroppedTables = slices.Clone(b.s.DroppedTables)
+	s.ShapeFallbacks = maps.Clone(b.s.ShapeFallbacks)
 	s.DroppedQueries = append([]Dropped(nil), b.s.DroppedQueries...)
 	s.Shapes = append([]ShapeStatus{}, b.s.Shapes...)
 	if b.s.JIT != nil {

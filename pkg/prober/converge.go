@@ -7,11 +7,12 @@ import (
 )
 
 // ConvergeRule says when a shape's probe latency has stopped falling: the latest
-// Windows windows of Window successful probes each have a median within the band
-// around the reference window's median. A window outside the band (latency still
-// falling, or a GC pause) becomes the new reference and the count restarts. The
-// reference is not the best window: the best of many noisy windows drifts low and
-// would leave ordinary windows outside the band for ever.
+// Windows windows of Window successful probes each have a median no lower than the
+// band below the reference window's median. A window below the band (latency
+// still falling) becomes the new reference and the count restarts; a slower window
+// does not (on a busy machine latency is noisy upwards, and a spike is no sign of a
+// cold path). The reference is the window that started the flat run, so a slow
+// steady fall still restarts the count once it adds up to the band.
 type ConvergeRule struct {
 	// Window is the successful probes of one shape per window.
 	Window int
@@ -133,9 +134,11 @@ func (t *Tracker) closeWindow(st *shapeTrack, m time.Duration) {
 	switch {
 	case s.Best == 0: // the first window has nothing to be flat against
 		st.ref, s.InARow, s.Best = m, 0, m
-	case m >= st.ref-t.rule.band(st.ref) && m <= st.ref+t.rule.band(st.ref):
+	case m >= st.ref-t.rule.band(st.ref):
+		// Not below the band: latency has not fallen. A slower window (a GC
+		// pause, a busy server) is no sign of a cold path, so it counts too.
 		s.InARow++
-	default: // still falling, or a level change: start over from this window
+	default: // still falling: start over from this window
 		st.ref, s.InARow = m, 0
 	}
 	s.Best = min(s.Best, m)

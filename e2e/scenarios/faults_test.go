@@ -20,7 +20,7 @@ import (
 // restarted one.
 func TestBrokerKilledMidWarmup(t *testing.T) {
 	healthyBroker(t)
-	p := startSidecar(t, env("WARMUP_MIN_ITERATIONS=3000", "WARMUP_BUDGET=90s"))
+	p := startSidecar(t, env(exitFloor, "WARMUP_MIN_ITERATIONS=3000", "WARMUP_BUDGET=90s"))
 	deadline := time.Now().Add(60 * time.Second)
 	for {
 		st, _ := p.Status()
@@ -73,7 +73,7 @@ func TestTableQuotaBelowProbeRate(t *testing.T) {
 	coldBroker(t) // the broker reads quotas when it builds routing
 	healthyBroker(t)
 
-	p := startSidecar(t, env("WARMUP_TABLES="+cluster.TableServer2, "WARMUP_CONCURRENCY=8",
+	p := startSidecar(t, env(exitFloor, "WARMUP_TABLES="+cluster.TableServer2, "WARMUP_CONCURRENCY=8",
 		"WARMUP_MIN_ITERATIONS=150", "WARMUP_BUDGET=30s"))
 	st := waitOutcome(t, p, 60*time.Second)
 	rate := float64(st.ProbesSucceeded) / st.DurationSeconds

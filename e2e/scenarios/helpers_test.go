@@ -16,6 +16,11 @@ import (
 	"github.com/warmup-sidecar/warmup-sidecar/internal/supervisor"
 )
 
+// exitFloor ends a run at its floor: for the scenarios about something else than
+// the exit rule (which TestWarmupGatesReadinessOnColdBroker and the JIT scenario
+// check with the defaults), so their runs end warm in a time their checks can bound.
+const exitFloor = "WARMUP_EXIT=floor"
+
 // env is the sidecar environment every scenario starts from.
 func env(extra ...string) map[string]string {
 	e := map[string]string{

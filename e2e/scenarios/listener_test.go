@@ -33,7 +33,7 @@ func TestExtraLoopbackListener(t *testing.T) {
 
 	internal := fmt.Sprintf("http://127.0.0.1:%d", port)
 	_, offset := brokerLog(t, 0)
-	p := startSidecar(t, env("WARMUP_BROKER_URL="+internal, "WARMUP_MIN_ITERATIONS=200", "WARMUP_BUDGET=60s"))
+	p := startSidecar(t, env(exitFloor, "WARMUP_BROKER_URL="+internal, "WARMUP_MIN_ITERATIONS=200", "WARMUP_BUDGET=60s"))
 	st := waitOutcome(t, p, 90*time.Second)
 	if st.Outcome != "warm" {
 		t.Fatalf("outcome through the extra listener: %q", st.Outcome)

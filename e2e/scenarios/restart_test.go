@@ -13,7 +13,7 @@ import (
 // /readyz drops to 503 and returns to 200 only after a new warm run.
 func TestRearmAfterBrokerRestart(t *testing.T) {
 	healthyBroker(t)
-	p := startSidecar(t, env("WARMUP_MIN_ITERATIONS=300", "WARMUP_BUDGET=60s"))
+	p := startSidecar(t, env(exitFloor, "WARMUP_MIN_ITERATIONS=300", "WARMUP_BUDGET=60s"))
 	waitReady(t, p, 90*time.Second)
 	if v := metric(t, p, "pinot_warmup_runs_total", `outcome="warm"`); v != 1 {
 		t.Fatalf("runs{warm} = %v before the restart", v)

@@ -65,7 +65,7 @@ func TestWarmupGatesReadinessOnColdBroker(t *testing.T) {
 func TestDefaultPlanCoversBothServersAndBrokerServedProbes(t *testing.T) {
 	healthyBroker(t)
 	_, offset := brokerLog(t, 0)
-	p := startSidecar(t, env("WARMUP_MIN_ITERATIONS=300", "WARMUP_BUDGET=60s"))
+	p := startSidecar(t, env(exitFloor, "WARMUP_MIN_ITERATIONS=300", "WARMUP_BUDGET=60s"))
 	st := waitOutcome(t, p, 90*time.Second)
 	if st.Outcome != "warm" {
 		t.Fatalf("outcome %q", st.Outcome)
@@ -97,7 +97,7 @@ func TestDefaultPlanCoversBothServersAndBrokerServedProbes(t *testing.T) {
 // Scenario 4: concurrency 8 reaches the floor.
 func TestConcurrencyEightReachesFloor(t *testing.T) {
 	healthyBroker(t)
-	p := startSidecar(t, env("WARMUP_CONCURRENCY=8", "WARMUP_BUDGET=60s"))
+	p := startSidecar(t, env(exitFloor, "WARMUP_CONCURRENCY=8", "WARMUP_BUDGET=60s"))
 	st := waitOutcome(t, p, 90*time.Second)
 	if st.Outcome != "warm" || st.ProbesSucceeded < int64(st.Floor) {
 		t.Fatalf("outcome %q with %d successes, floor %d", st.Outcome, st.ProbesSucceeded, st.Floor)
@@ -149,7 +149,7 @@ func TestUnreachableFloorBudgetExpires(t *testing.T) {
 // and a WARN naming the missed server.
 func TestMaxTablesOneLeavesAServerUncovered(t *testing.T) {
 	healthyBroker(t)
-	p := startSidecar(t, env("WARMUP_MIN_ITERATIONS=50", "WARMUP_MAX_TABLES=1",
+	p := startSidecar(t, env(exitFloor, "WARMUP_MIN_ITERATIONS=50", "WARMUP_MAX_TABLES=1",
 		"WARMUP_TABLES="+cluster.TableServer1+","+cluster.TableServer2))
 	st := waitOutcome(t, p, 60*time.Second)
 	if v := metric(t, p, "pinot_warmup_uncovered_servers"); v != 1 {

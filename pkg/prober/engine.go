@@ -26,9 +26,6 @@ const (
 // (only its answers carry stageStats) and warms its planner and dispatcher.
 var MultiStageSQL = sqltext.WithMultiStage(NoScatterSQL)
 
-// detectAttempts bounds the detection probe: the first multi-stage query of a cold
-// broker can take seconds to plan, so a timeout is tried again before it counts.
-const detectAttempts = 3
 
 // Engine is what a run found of the multi-stage engine.
 type Engine struct {
@@ -39,27 +36,25 @@ type Engine struct {
 }
 
 // DetectMultiStage asks the broker, with MultiStageSQL, whether it serves the
-// multi-stage engine; why says what the answer showed. A transient failure
-// (a cold planner timing out) is tried again, up to detectAttempts times.
+// multi-stage engine; why says what the answer showed. A broker without the
+// engine says so at once (a single-stage answer, or an error). No answer in time
+// counts as the engine being there: the first multi-stage query of a cold 1.5.1
+// broker takes seconds to plan, which is the very path the probes must warm.
 func DetectMultiStage(ctx context.Context, b Broker, timeout time.Duration) (ok bool, why string) {
-	var res pinot.Result
-	for range detectAttempts {
-		pctx, cancel := context.WithTimeout(ctx, timeout)
-		left := timeout
-		if d, ok := ctx.Deadline(); ok {
-			left = min(left, time.Until(d))
-		}
-		res = b.Query(pctx, pinot.Query{SQL: MultiStageSQL, Timeout: max(left, time.Millisecond), ClientQueryID: pinot.ProbeIDPrefix + "engine"})
-		cancel()
-		if res.Class != pinot.Transient || ctx.Err() != nil {
-			break
-		}
+	left := timeout
+	if d, has := ctx.Deadline(); has {
+		left = min(left, time.Until(d))
 	}
+	pctx, cancel := context.WithTimeout(ctx, max(left, time.Millisecond))
+	res := b.Query(pctx, pinot.Query{SQL: MultiStageSQL, Timeout: max(left, time.Millisecond), ClientQueryID: pinot.ProbeIDPrefix + "engine"})
+	cancel()
 	switch {
 	case res.Class == pinot.Success && res.MultiStage:
 		return true, "the broker serves the multi-stage engine"
 	case res.Class == pinot.Success:
 		return false, "the broker answered from its single-stage engine: it has no multi-stage engine"
+	case res.Class == pinot.Transient:
+		return true, "the multi-stage engine did not answer in time (" + res.Message + "): probing it as a cold one"
 	default:
 		return false, "the broker did not run a multi-stage query: " + res.Message
 	}
@@ -79,13 +74,13 @@ func FindEngine(ctx context.Context, b Broker, s Settings) Engine {
 	return Engine{MultiStage: ok || s.MultiStage == EngineOn, Found: why}
 }
 
-// engine finds the run's engine with at most a third of the time left (a broker
+// engine finds the run's engine with at most a fifth of the time left (a broker
 // that never answers must leave the budget to the probes) and reports it.
 func (r *run) engine(ctx context.Context) Engine {
 	if r.s.MinIterations == 0 && r.s.Exit != ExitConverged {
 		return Engine{Found: "nothing to warm: the floor is 0"}
 	}
-	dctx, cancel := context.WithTimeout(ctx, max(0, r.deadline.Sub(r.now()))/3)
+	dctx, cancel := context.WithTimeout(ctx, max(0, r.deadline.Sub(r.now()))/5)
 	defer cancel()
 	e := FindEngine(dctx, r.p.Broker, r.s)
 	if o, isEO := r.p.Observer.(EngineObserver); isEO {

@@ -20,7 +20,7 @@ import (
 // restarted one.
 func TestBrokerKilledMidWarmup(t *testing.T) {
 	healthyBroker(t)
-	p := startSidecar(t, env(exitFloor, "WARMUP_MIN_ITERATIONS=3000", "WARMUP_BUDGET=90s"))
+	p := startSidecar(t, env(exitFloor, "WARMUP_MIN_ITERATIONS=1000", "WARMUP_BUDGET=90s"))
 	deadline := time.Now().Add(60 * time.Second)
 	for {
 		st, _ := p.Status()
@@ -51,7 +51,7 @@ func TestBrokerKilledMidWarmup(t *testing.T) {
 		t.Fatalf("runs: failed %v warm %v; want the cut run failed and one warm run after it", failed, warm)
 	}
 	st, _ := p.Status()
-	if st.Run != 2 || st.ProbesSucceeded < 3000 {
+	if st.Run != 2 || st.ProbesSucceeded < 1000 {
 		t.Fatalf("status after the restart: %+v", st)
 	}
 	t.Logf("cut run failed (%s); run 2 warm with %d probes in %.1fs", firstLine(p.Logs(), "broker went away"), st.ProbesSucceeded, st.DurationSeconds)

@@ -144,8 +144,13 @@ func (fs *faultSup) runs() (total float64, by map[prober.Outcome]float64) {
 	return total, by
 }
 
+// probesTotal sums the result's probes over both engines.
 func (fs *faultSup) probesTotal(result string) int64 {
-	return int64(testutil.ToFloat64(fs.m.Probes.WithLabelValues(result)))
+	n := 0.0
+	for _, e := range []string{EngineSingleStage, EngineMultiStage} {
+		n += testutil.ToFloat64(fs.m.Probes.WithLabelValues(result, e))
+	}
+	return int64(n)
 }
 
 // faultCase is one way a broker can misbehave, and what the sidecar must make of it.

@@ -133,10 +133,10 @@ func TestRecorderFeedsStatusAndMetrics(t *testing.T) {
 		!strings.Contains(s.LastError, "427") || len(s.DroppedQueries) != 1 || s.BudgetLeftSecond <= 14 || s.Run != 1 {
 		t.Fatalf("status = %+v", s)
 	}
-	if v := testutil.ToFloat64(f.m.Probes.WithLabelValues("success")); v != 1 {
+	if v := testutil.ToFloat64(f.m.Probes.WithLabelValues("success", EngineSingleStage)); v != 1 {
 		t.Errorf("probes{success} = %v", v)
 	}
-	if v := testutil.ToFloat64(f.m.Probes.WithLabelValues("failure")); v != 1 {
+	if v := testutil.ToFloat64(f.m.Probes.WithLabelValues("failure", EngineSingleStage)); v != 1 {
 		t.Errorf("probes{failure} = %v", v)
 	}
 	if v := testutil.ToFloat64(f.m.uncovered.WithLabelValues()); v != 1 {

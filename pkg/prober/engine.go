@@ -26,7 +26,6 @@ const (
 // (only its answers carry stageStats) and warms its planner and dispatcher.
 var MultiStageSQL = sqltext.WithMultiStage(NoScatterSQL)
 
-
 // Engine is what a run found of the multi-stage engine.
 type Engine struct {
 	// MultiStage is true when the run sends multi-stage probes.

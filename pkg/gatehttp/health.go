@@ -44,7 +44,14 @@ func (h *BrokerHealth) Get(ctx context.Context) (bool, string) {
 		return v.ok, v.reason
 	}
 	// The shared check's goroutine lives at most Timeout.
-	ch := h.flight.DoChan("health", func() (any, error) { return h.checkNow(), nil })
+	ch := h.flight.DoChan("health", func() (any, error) {
+		// A caller that found the cache stale just as another flight stored a
+		// fresh answer starts a flight of its own: the answer is here already.
+		if v, fresh := h.cached(); fresh {
+			return v, nil
+		}
+		return h.checkNow(), nil
+	})
 	select {
 	case r := <-ch:
 		v := r.Val.(verdict)

@@ -2,7 +2,6 @@ package supervisor
 
 import (
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/warmup-sidecar/warmup-sidecar/pkg/sqltext"
 )
 
 // Metrics are the collectors of the sidecar's runs (names in docs/design.md), on
@@ -96,11 +95,3 @@ const (
 	EngineSingleStage = "single_stage"
 	EngineMultiStage  = "multi_stage"
 )
-
-// engineOf labels a probe by its engine: a leading SET useMultistageEngine=true.
-func engineOf(sql string) string {
-	if sqltext.MultiStage(sql) {
-		return EngineMultiStage
-	}
-	return EngineSingleStage
-}

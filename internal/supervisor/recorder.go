@@ -48,7 +48,10 @@ func (r Recorder) Probed(e prober.ProbeEvent) {
 		return
 	}
 	ok := e.Result.Class == pinot.Success
-	engine := engineOf(e.SQL)
+	engine := EngineSingleStage
+	if e.MultiStage {
+		engine = EngineMultiStage
+	}
 	if ok {
 		r.M.Probes.WithLabelValues(ResultSuccess, engine).Inc()
 	} else {

@@ -228,9 +228,9 @@ func TestRecorderLabelsTheEngine(t *testing.T) {
 	rec := Recorder{M: f.m, Board: NewStatusBoard(true, 10, time.Second, time.Now)}
 	ok := pinot.Result{Class: pinot.Success}
 	rec.Probed(prober.ProbeEvent{SQL: "SELECT 1 FROM t", Step: prober.StepProbe, Result: ok, Latency: time.Millisecond})
-	rec.Probed(prober.ProbeEvent{SQL: "SET useMultistageEngine=true; SELECT 1 FROM t", Step: prober.StepProbe, Result: ok, Latency: time.Millisecond})
+	rec.Probed(prober.ProbeEvent{SQL: "SET useMultistageEngine=true; SELECT 1 FROM t", Step: prober.StepProbe, Result: ok, Latency: time.Millisecond, MultiStage: true})
 	rec.Probed(prober.ProbeEvent{SQL: "SET useMultistageEngine=true; SELECT 2 FROM t", Step: prober.StepProbe,
-		Result: pinot.Result{Class: pinot.Transient}, Latency: time.Millisecond})
+		Result: pinot.Result{Class: pinot.Transient}, Latency: time.Millisecond, MultiStage: true})
 	for series, want := range map[[2]string]float64{
 		{ResultSuccess, EngineSingleStage}: 1,
 		{ResultSuccess, EngineMultiStage}:  1,

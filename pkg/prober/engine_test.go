@@ -92,7 +92,14 @@ func TestDetectMultiStage(t *testing.T) {
 
 func TestSchemaShapesOnBothEnginesWhenTheBrokerHasMultiStage(t *testing.T) {
 	b := &engineBroker{mseServed: true}
-	rep, _ := runEngine(t, b, schemaCatalog{}, Settings{MinIterations: 50}, 5*time.Second)
+	rep, rec := runEngine(t, b, schemaCatalog{}, Settings{MinIterations: 50}, 5*time.Second)
+	rec.mu.Lock()
+	for _, e := range rec.events {
+		if e.Step == StepProbe && e.MultiStage != sqltext.MultiStage(e.SQL) {
+			t.Errorf("event MultiStage %v for %s", e.MultiStage, e.SQL)
+		}
+	}
+	rec.mu.Unlock()
 	if rep.Outcome != OutcomeWarm {
 		t.Fatalf("outcome %s (%v), want warm", rep.Outcome, rep.Err)
 	}

@@ -28,6 +28,9 @@ type ProbeEvent struct {
 	Result pinot.Result
 	// Latency is the probe's round trip as the sidecar saw it.
 	Latency time.Duration
+	// MultiStage is true for a probe of the multi-stage engine (a leading SET),
+	// as the plan found it once.
+	MultiStage bool
 }
 
 // Step names.

@@ -362,6 +362,6 @@ func (r *run) probe(ctx context.Context, step, sql string) pinot.Result {
 		}
 		r.converge(sql, lat, ok)
 	}
-	r.p.Observer.Probed(ProbeEvent{SQL: sql, Step: step, Result: res, Latency: lat})
+	r.p.Observer.Probed(ProbeEvent{SQL: sql, Step: step, Result: res, Latency: lat, MultiStage: r.mse[sql]})
 	return res
 }

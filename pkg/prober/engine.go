@@ -94,20 +94,34 @@ type EngineObserver interface {
 	EngineFound(e Engine)
 }
 
-// engineShare is the part of the floor each engine must reach: its share of the
-// plan's queries, so neither engine's probes can make the other warm.
-func engineShare(queries []string) (mse map[string]bool, share float64) {
-	mse = map[string]bool{}
+// multiStageQueries is the set of queries that run on the multi-stage engine.
+func multiStageQueries(queries []string) map[string]bool {
+	mse := map[string]bool{}
 	for _, q := range queries {
 		if sqltext.MultiStage(q) {
 			mse[q] = true
 		}
 	}
-	if len(queries) == 0 {
-		return mse, 0
-	}
-	return mse, float64(len(mse)) / float64(len(queries))
+	return mse
 }
+
+// setMSEShare sets the part of the floor the multi-stage engine must reach: its
+// share of the live queries, so neither engine's probes can make the other warm.
+func (r *run) setMSEShare(live []string) {
+	share := 0.0
+	if len(live) > 0 {
+		n := 0
+		for _, q := range live {
+			if r.mse[q] {
+				n++
+			}
+		}
+		share = float64(n) / float64(len(live))
+	}
+	r.mseShare.Store(math.Float64bits(share))
+}
+
+func (r *run) multiStageShare() float64 { return math.Float64frombits(r.mseShare.Load()) }
 
 // floorMet: the run has its floor of successes, and each engine its share of it,
 // so a plan with multi-stage probes is warm only when both engines were probed
@@ -117,7 +131,7 @@ func (r *run) floorMet() bool {
 	if total < int64(r.s.MinIterations) {
 		return false
 	}
-	if r.mseShare == 0 {
+	if r.multiStageShare() == 0 {
 		return true
 	}
 	mseNeed, sseNeed := r.engineFloors()
@@ -127,6 +141,6 @@ func (r *run) floorMet() bool {
 
 // engineFloors splits the floor by the engines' shares of the plan's queries.
 func (r *run) engineFloors() (mse, sse int64) {
-	mse = int64(math.Ceil(float64(r.s.MinIterations) * r.mseShare))
+	mse = int64(math.Ceil(float64(r.s.MinIterations) * r.multiStageShare()))
 	return mse, max(0, int64(r.s.MinIterations)-mse)
 }

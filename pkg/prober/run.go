@@ -13,7 +13,6 @@ import (
 
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/backoff"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/pinot"
-	"github.com/warmup-sidecar/warmup-sidecar/pkg/selector"
 )
 
 // Prober runs warmups. Every dependency is injected; Broker is required, and
@@ -86,8 +85,8 @@ type run struct {
 	jit     *jitWatch // nil without a compile-time source
 
 	// The floor's split between engines (engine.go): set with the plan.
-	mse          map[string]bool // the plan's multi-stage queries
-	mseShare     float64
+	mse          map[string]bool // the plan's multi-stage queries (fixed once planned)
+	mseShare     atomic.Uint64   // float64 bits: the multi-stage share of the live queries
 	mseSucceeded atomic.Int64
 
 	panicked  atomic.Pointer[any] // first panic of a probe goroutine
@@ -108,7 +107,8 @@ func (r *run) do(ctx context.Context) Report {
 	}
 	r.p.Observer.Planned(plan)
 	r.shapeOf, r.shapes = plan.shapeIndex()
-	r.mse, r.mseShare = engineShare(plan.Queries)
+	r.mse = multiStageQueries(plan.Queries)
+	r.setMSEShare(plan.Queries)
 	r.conv = NewTracker(r.s.Converge, r.shapes)
 	r.pace = r.pacing(ctx, plan)
 	if plan.Custom {
@@ -168,55 +168,8 @@ func (r *run) noScatter(ctx context.Context) {
 	}
 }
 
-// defaults rotates over the plan's probes. A generated shape whose first answers
-// are compile errors is dropped with the broker's reason, like a custom query;
-// the LIMIT 1 probe is never dropped.
-func (r *run) defaults(ctx context.Context, plan Plan) Report {
-	live := append([]string(nil), plan.Queries...)
-	rot := selector.NewRotation(live, 0)
-	worked := map[string]bool{}
-	b := backoff.Doubling{Min: 20 * time.Millisecond, Max: time.Second}
-	for {
-		if rep, done := r.check(ctx, plan); done {
-			return rep
-		}
-		bad := map[string]string{}
-		res := r.round(ctx, r.batch(ctx, rot, len(live)), func(sql string, res pinot.Result) {
-			switch {
-			case res.Class == pinot.Success:
-				worked[sql] = true
-			case res.Class == pinot.BadQuery && !worked[sql] && r.shapeOf[sql] != ShapeLimit1:
-				// A table that vanished answers LIMIT 1 with 190 too: that probe stays.
-				bad[sql] = res.Message
-			}
-		})
-		if len(bad) > 0 {
-			if live = r.dropUnproven(live, bad); len(live) == 0 {
-				return Report{Outcome: OutcomeFailed, Err: ErrAllProbesDropped, Plan: plan}
-			}
-			rot = selector.NewRotation(live, 0)
-			r.releaseShapes(live)
-			r.mse, r.mseShare = engineShare(live)
-		}
-		r.settle(ctx, res, &b)
-	}
-}
-
 // ErrAllProbesDropped ends a run whose every generated probe was rejected.
 var ErrAllProbesDropped = errors.New("the broker rejected every probe as one it cannot compile")
-
-// dropUnproven removes the queries in bad (first answers were compile errors).
-func (r *run) dropUnproven(live []string, bad map[string]string) []string {
-	kept := make([]string, 0, len(live))
-	for _, q := range live {
-		if reason, isBad := bad[q]; isBad {
-			r.p.Observer.QueryDropped(q, reason)
-			continue
-		}
-		kept = append(kept, q)
-	}
-	return kept
-}
 
 func (r *run) custom(ctx context.Context, plan Plan) Report {
 	live := append([]string(nil), plan.Queries...)
@@ -239,6 +192,7 @@ func (r *run) custom(ctx context.Context, plan Plan) Report {
 		n := len(live)
 		if live = r.dropBad(live, answered, bad); len(live) < n {
 			r.releaseShapes(live)
+			r.setMSEShare(live)
 		}
 		if len(live) == 0 {
 			return Report{Outcome: OutcomeFailed, Err: ErrAllQueriesDropped, Plan: plan}
@@ -333,6 +287,11 @@ func (r *run) probe(ctx context.Context, step, sql string) pinot.Result {
 	if step == StepProbe && !r.admit(ctx, sql) {
 		return pinot.Result{Class: pinot.Transient, Message: "budget ran out"}
 	}
+	return r.send(ctx, step, sql)
+}
+
+// send runs one query already admitted under its tables' quota.
+func (r *run) send(ctx context.Context, step, sql string) pinot.Result {
 	timeout := min(r.s.ProbeTimeout, r.deadline.Sub(r.now()))
 	if timeout <= 0 || ctx.Err() != nil {
 		return pinot.Result{Class: pinot.Transient, Message: "budget ran out"}

@@ -1,0 +1,117 @@
+package prober
+
+import (
+	"context"
+	"slices"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/pinot"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/sqltext"
+)
+
+func TestLanesSplitWorkersByEngineShare(t *testing.T) {
+	sse := []string{"SELECT 1 FROM a", "SELECT 2 FROM a", "SELECT 3 FROM a"}
+	mse := []string{sqltext.WithMultiStage("SELECT 4 FROM a")}
+	all := append(slices.Clone(sse), mse...)
+	isMSE := multiStageQueries(all)
+	for _, c := range []struct {
+		name    string
+		queries []string
+		workers int
+		lanes   int
+		mseW    int
+	}{
+		{"both engines, 4 workers: 3 + 1", all, 4, 2, 1},
+		{"both engines, 8 workers: 6 + 2", all, 8, 2, 2},
+		{"both engines, 2 workers: one each", all, 2, 2, 1},
+		{"one worker shares one lane", all, 1, 1, 0},
+		{"single-stage only", sse, 4, 1, 0},
+		{"multi-stage only", mse, 4, 1, 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ls, assign := newLanes(c.queries, isMSE, c.workers)
+			if len(ls.lanes) != c.lanes || len(assign) != c.workers {
+				t.Fatalf("%d lanes, %d workers; want %d, %d", len(ls.lanes), len(assign), c.lanes, c.workers)
+			}
+			n := 0
+			for _, l := range assign {
+				n += l
+			}
+			if n != c.mseW {
+				t.Fatalf("%d workers on the multi-stage lane, want %d (assign %v)", n, c.mseW, assign)
+			}
+			if got := ls.live(); len(got) != len(c.queries) {
+				t.Fatalf("live %v, want every query once", got)
+			}
+		})
+	}
+}
+
+// slowMSEBroker answers single-stage probes at once and multi-stage ones after
+// a delay, like a cold 1.5.1 broker's planner.
+type slowMSEBroker struct {
+	mseDelay time.Duration
+	mse, sse atomic.Int64
+}
+
+func (b *slowMSEBroker) Query(ctx context.Context, q pinot.Query) pinot.Result {
+	if !sqltext.MultiStage(q.SQL) {
+		b.sse.Add(1)
+		return pinot.Result{Class: pinot.Success, HTTPStatus: 200}
+	}
+	b.mse.Add(1)
+	select {
+	case <-time.After(b.mseDelay):
+		return pinot.Result{Class: pinot.Success, HTTPStatus: 200, MultiStage: true}
+	case <-ctx.Done():
+		return pinot.Result{Class: pinot.Transient, Message: "probe timed out"}
+	}
+}
+
+// The single-stage warmup does not wait for a slow multi-stage engine: its lane
+// keeps going while every multi-stage probe takes 300 ms. In shared rounds the
+// single-stage probes got about one per slow answer.
+func TestSlowMultiStageEngineDoesNotStarveSingleStage(t *testing.T) {
+	b := &slowMSEBroker{mseDelay: 300 * time.Millisecond}
+	s := Settings{MinIterations: 1_000_000, Concurrency: 4, ProbeTimeout: 2 * time.Second, MultiStage: EngineOn, NoScatterProbes: -1}
+	p := &Prober{Broker: b, Planner: Planner{Catalog: schemaCatalog{}, Settings: s}, Observer: &recorder{}}
+	rep := p.Run(context.Background(), time.Now().Add(1500*time.Millisecond))
+	if rep.Outcome != OutcomeBudgetExpired {
+		t.Fatalf("outcome %s, want budget_expired (the floor is out of reach)", rep.Outcome)
+	}
+	sse, mse := b.sse.Load(), b.mse.Load()
+	t.Logf("%d single-stage, %d multi-stage probes in 1.5 s", sse, mse)
+	// Over 1 s of probing, the multi-stage lane's workers answer ≤ ~4 each.
+	if mse == 0 || sse < 50*mse {
+		t.Fatalf("%d single-stage probes for %d multi-stage ones: the slow engine held the workers", sse, mse)
+	}
+}
+
+// A broker refusing everything sees one probe at a time after the first
+// round's worth, at a doubling wait: not Concurrency workers hammering it.
+func TestRefusingBrokerIsPausedNotHammered(t *testing.T) {
+	var n atomic.Int64
+	b := brokerFunc(func(context.Context, pinot.Query) pinot.Result {
+		n.Add(1)
+		return pinot.Result{Class: pinot.Transient, HTTPStatus: 503, Message: "down"}
+	})
+	s := Settings{MinIterations: 10, Concurrency: 16, ProbeTimeout: time.Second, Queries: nil, Tables: []string{"orders"}, NoScatterProbes: -1}
+	p := &Prober{Broker: b, Planner: Planner{Catalog: schemaCatalog{}, Settings: s}, Observer: &recorder{}}
+	rep := p.Run(context.Background(), time.Now().Add(time.Second))
+	if rep.Outcome != OutcomeBudgetExpired {
+		t.Fatalf("outcome %s", rep.Outcome)
+	}
+	// The engine check, a round's worth (16) and a few more sent before the
+	// pause began, then one try per pause: 20+40+80+160+320 ms fill the second.
+	// Without the pause: thousands.
+	if got := n.Load(); got > 40 {
+		t.Fatalf("%d probes in 1 s against a refusing broker", got)
+	}
+	t.Logf("%d probes in 1 s", n.Load())
+}
+
+type brokerFunc func(context.Context, pinot.Query) pinot.Result
+
+func (f brokerFunc) Query(ctx context.Context, q pinot.Query) pinot.Result { return f(ctx, q) }

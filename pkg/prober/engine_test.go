@@ -14,18 +14,24 @@ import (
 
 // engineBroker answers every query; multi-stage ones (a SET prefix) per its fields.
 type engineBroker struct {
-	mseServed bool         // answers to multi-stage queries carry stageStats
-	mseFails  bool         // multi-stage queries fail (transient)
-	mseBad    string       // multi-stage queries are compile errors with this message
-	mse, sse  atomic.Int64 // queries seen per engine
+	mseServed bool          // answers to multi-stage queries carry stageStats
+	mseFails  bool          // multi-stage queries fail (transient)
+	mseBad    string        // multi-stage queries are compile errors with this message
+	mseDelay  time.Duration // multi-stage queries answer after this long, like a cold planner
+	mse, sse  atomic.Int64  // queries seen per engine
 }
 
-func (b *engineBroker) Query(_ context.Context, q pinot.Query) pinot.Result {
+func (b *engineBroker) Query(ctx context.Context, q pinot.Query) pinot.Result {
 	if !sqltext.MultiStage(q.SQL) {
 		b.sse.Add(1)
 		return pinot.Result{Class: pinot.Success, HTTPStatus: 200}
 	}
 	b.mse.Add(1)
+	select {
+	case <-time.After(b.mseDelay):
+	case <-ctx.Done():
+		return pinot.Result{Class: pinot.Transient, Message: "probe timed out"}
+	}
 	switch {
 	case b.mseBad != "":
 		return pinot.Result{Class: pinot.BadQuery, HTTPStatus: 200, ErrorCode: 150, Message: b.mseBad}

@@ -49,32 +49,11 @@ func TestLanesSplitWorkersByEngineShare(t *testing.T) {
 	}
 }
 
-// slowMSEBroker answers single-stage probes at once and multi-stage ones after
-// a delay, like a cold 1.5.1 broker's planner.
-type slowMSEBroker struct {
-	mseDelay time.Duration
-	mse, sse atomic.Int64
-}
-
-func (b *slowMSEBroker) Query(ctx context.Context, q pinot.Query) pinot.Result {
-	if !sqltext.MultiStage(q.SQL) {
-		b.sse.Add(1)
-		return pinot.Result{Class: pinot.Success, HTTPStatus: 200}
-	}
-	b.mse.Add(1)
-	select {
-	case <-time.After(b.mseDelay):
-		return pinot.Result{Class: pinot.Success, HTTPStatus: 200, MultiStage: true}
-	case <-ctx.Done():
-		return pinot.Result{Class: pinot.Transient, Message: "probe timed out"}
-	}
-}
-
 // The single-stage warmup does not wait for a slow multi-stage engine: its lane
 // keeps going while every multi-stage probe takes 300 ms. In shared rounds the
 // single-stage probes got about one per slow answer.
 func TestSlowMultiStageEngineDoesNotStarveSingleStage(t *testing.T) {
-	b := &slowMSEBroker{mseDelay: 300 * time.Millisecond}
+	b := &engineBroker{mseServed: true, mseDelay: 300 * time.Millisecond}
 	s := Settings{MinIterations: 1_000_000, Concurrency: 4, ProbeTimeout: 2 * time.Second, MultiStage: EngineOn, NoScatterProbes: -1}
 	p := &Prober{Broker: b, Planner: Planner{Catalog: schemaCatalog{}, Settings: s}, Observer: &recorder{}}
 	rep := p.Run(context.Background(), time.Now().Add(1500*time.Millisecond))

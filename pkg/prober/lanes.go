@@ -151,7 +151,18 @@ func (r *run) answered(ls *laneSet, sql string, res pinot.Result) bool {
 			r.setMSEShare(live)
 		}
 	}
-	return len(ls.live()) > 0
+	return !ls.empty()
+}
+
+// empty reports whether every lane's queries were dropped. Under ls.mu; on the
+// probe path, so it builds no list.
+func (ls *laneSet) empty() bool {
+	for _, l := range ls.lanes {
+		if len(l.live) > 0 {
+			return false
+		}
+	}
+	return true
 }
 
 func indexOf(ss []string, s string) int {
@@ -267,7 +278,7 @@ func (r *run) work(ctx context.Context, plan Plan, ls *laneSet, own int, hold *p
 		}
 		sql, ok := r.next(ctx, ls, own)
 		if !ok {
-			if len(ls.liveLocked()) == 0 {
+			if ls.emptyLocked() {
 				finish(Report{Outcome: OutcomeFailed, Err: ErrAllProbesDropped, Plan: plan})
 				return
 			}
@@ -291,8 +302,8 @@ func (r *run) work(ctx context.Context, plan Plan, ls *laneSet, own int, hold *p
 	}
 }
 
-func (ls *laneSet) liveLocked() []string {
+func (ls *laneSet) emptyLocked() bool {
 	ls.mu.Lock()
 	defer ls.mu.Unlock()
-	return ls.live()
+	return ls.empty()
 }

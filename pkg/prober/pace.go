@@ -204,20 +204,6 @@ func (s slots) giveBack(now time.Time) {
 	}
 }
 
-// batch is the next round of the default probe: the rotation's next legs, or,
-// when pacing, the legs whose quota has room, waiting (within ctx) until one has.
-func (r *run) batch(ctx context.Context, rot *selector.Rotation, span int) []string {
-	if r.pace == nil {
-		return rot.Batch(r.s.Concurrency)
-	}
-	for {
-		b, wait := r.pace.pick(rot, r.s.Concurrency, span)
-		if len(b) > 0 || !backoff.Sleep(ctx, wait) {
-			return b
-		}
-	}
-}
-
 // admit holds a probe until its tables' quota has room. False when the wait would
 // outlast ctx or the deadline: the probe is then not sent (and not counted), and
 // its slots are given back.

@@ -36,6 +36,12 @@ func (r Recorder) Planned(p prober.Plan) {
 	})
 }
 
+// EngineFound records what the run found of the multi-stage engine: the plan
+// may be reported before the engine answers.
+func (r Recorder) EngineFound(e prober.Engine) {
+	r.Board.Update(func(s *Status) { s.MultiStage = &e })
+}
+
 // PlanRetry records why no plan exists yet.
 func (r Recorder) PlanRetry(err error) {
 	r.Board.Update(func(s *Status) { s.LastError = err.Error() })

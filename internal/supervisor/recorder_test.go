@@ -1,9 +1,11 @@
 package supervisor
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -243,5 +245,30 @@ func TestRecorderLabelsTheEngine(t *testing.T) {
 	}
 	if n := testutil.CollectAndCount(f.m.ProbeDuration); n != 2 {
 		t.Errorf("probe_duration_seconds has %d engine series, want 2", n)
+	}
+}
+
+// The plan can be reported before the multi-stage engine answers its first
+// query; what was found then reaches /status and the log through the run's
+// fan-out of observers.
+func TestEngineFoundAfterThePlanReachesStatusAndLog(t *testing.T) {
+	f := newFixture(t)
+	var logs bytes.Buffer
+	obs := prober.Observers{Recorder{M: f.m, Board: f.board}, newLogObserver(slog.New(slog.NewTextHandler(&logs, nil)))}
+	now := time.Now()
+	f.board.StartRun(now, now.Add(15*time.Second))
+	obs.Planned(prober.Plan{Custom: true, Queries: []string{"q1"}, Engine: prober.Engine{MultiStage: true, Found: "not known yet"}})
+	obs.EngineFound(prober.Engine{MultiStage: true, Found: "the broker serves the multi-stage engine"})
+
+	_, body := f.get("/status")
+	var s Status
+	if err := json.Unmarshal([]byte(body), &s); err != nil {
+		t.Fatal(err)
+	}
+	if s.MultiStage == nil || !s.MultiStage.MultiStage || s.MultiStage.Found != "the broker serves the multi-stage engine" {
+		t.Errorf("status multi_stage = %+v, want what the engine's answer showed", s.MultiStage)
+	}
+	if !strings.Contains(logs.String(), `msg="multi-stage engine" probed=true found="the broker serves the multi-stage engine"`) {
+		t.Errorf("log:\n%s\nwant the engine's line", logs.String())
 	}
 }

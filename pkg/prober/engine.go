@@ -2,6 +2,7 @@ package prober
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"time"
 
@@ -66,6 +67,8 @@ func FindEngine(ctx context.Context, b Broker, s Settings) Engine {
 	switch {
 	case s.MultiStage == EngineOff:
 		return Engine{Found: "multi-stage probes are off"}
+	case s.MinIterations == 0 && s.Exit != ExitConverged:
+		return Engine{Found: "nothing to warm: the floor is 0"}
 	case len(s.Queries) > 0 && s.MultiStage == EngineAuto:
 		return Engine{Found: "custom queries choose their engine"}
 	}
@@ -73,25 +76,86 @@ func FindEngine(ctx context.Context, b Broker, s Settings) Engine {
 	return Engine{MultiStage: ok || s.MultiStage == EngineOn, Found: why}
 }
 
-// engine finds the run's engine with at most a fifth of the time left (a broker
-// that never answers must leave the budget to the probes) and reports it.
-func (r *run) engine(ctx context.Context) Engine {
-	if r.s.MinIterations == 0 && r.s.Exit != ExitConverged {
-		return Engine{Found: "nothing to warm: the floor is 0"}
-	}
+// findEngine starts finding the run's engine with at most a fifth of the time
+// left (a broker that never answers must leave the budget to the probes) and
+// returns where the answer will come, once. It runs beside the planning: on a
+// cold 1.5.1 broker the first multi-stage query takes ~3 s to answer, the plan
+// ~1.5 s, and the single-stage probes need not wait for the other engine.
+func (r *run) findEngine(ctx context.Context) <-chan Engine {
+	out := make(chan Engine, 1)
 	dctx, cancel := context.WithTimeout(ctx, max(0, r.deadline.Sub(r.now()))/5)
-	defer cancel()
-	e := FindEngine(dctx, r.p.Broker, r.s)
+	go func() {
+		defer cancel()
+		e := Engine{Found: "finding the multi-stage engine failed"}
+		defer func() { out <- e }()
+		defer func() {
+			if v := recover(); v != nil {
+				e.Found = fmt.Sprintf("finding the multi-stage engine panicked: %v", v)
+			}
+		}()
+		e = FindEngine(dctx, r.p.Broker, r.s)
+	}()
+	return out
+}
+
+// mayProbeMultiStage: the run may send multi-stage probes of its own, so the
+// plan is made with them until the engine is known.
+func (r *run) mayProbeMultiStage() bool {
+	floorless := r.s.MinIterations == 0 && r.s.Exit != ExitConverged
+	return r.s.MultiStage != EngineOff && len(r.s.Queries) == 0 && !floorless
+}
+
+// engineUnknown is the plan's engine while the detection probe has no answer.
+const engineUnknown = "not known yet: waiting for the first multi-stage answer"
+
+// engineFound tells the observer, once per run, what the run found.
+func (r *run) engineFound(e Engine) {
 	if o, isEO := r.p.Observer.(EngineObserver); isEO {
 		o.EngineFound(e)
 	}
-	return e
+}
+
+// awaitEngine waits for the engine within ctx.
+func awaitEngine(ctx context.Context, found <-chan Engine) Engine {
+	select {
+	case e := <-found:
+		return e
+	case <-ctx.Done():
+		return Engine{Found: "the budget ran out before the multi-stage engine was found"}
+	}
+}
+
+// withEngine is the plan once the engine is known: without the generated
+// multi-stage probes when the broker has no such engine. Custom queries carry
+// their engine themselves and are kept.
+func (p Plan) withEngine(e Engine) Plan {
+	p.Engine = e
+	if p.Custom || e.MultiStage {
+		return p
+	}
+	var kept Plan
+	for i, q := range p.Queries {
+		if !sqltext.MultiStage(q) {
+			kept.Add(p.ShapeOf(i), q)
+		}
+	}
+	p.Queries, p.Shapes = kept.Queries, kept.Shapes
+	return p
 }
 
 // EngineObserver is an optional Observer extension: it hears, once per run, what
 // the run found of the multi-stage engine.
 type EngineObserver interface {
 	EngineFound(e Engine)
+}
+
+// EngineFound fans the event out to the observers that listen for it.
+func (os Observers) EngineFound(e Engine) {
+	for _, o := range os {
+		if eo, ok := o.(EngineObserver); ok {
+			eo.EngineFound(e)
+		}
+	}
 }
 
 // multiStageQueries is the set of queries that run on the multi-stage engine.

@@ -30,6 +30,17 @@ type laneSet struct {
 type lane struct {
 	live []string
 	rot  *selector.Rotation
+	// closed: the lane's engine is not known yet (its workers help the other lane).
+	closed bool
+}
+
+// ready: the lane has queries to send now.
+func (l *lane) ready() bool { return !l.closed && len(l.live) > 0 }
+
+// splitsEngines reports whether newLanes gives each engine a lane of its own.
+func splitsEngines(queries []string, workers int) bool {
+	mse := multiStageQueries(queries)
+	return workers >= 2 && len(mse) > 0 && len(mse) < len(queries)
 }
 
 // newLanes splits queries by engine when there are workers for both (each engine
@@ -46,7 +57,7 @@ func newLanes(queries []string, mse map[string]bool, workers int) (*laneSet, []i
 	}
 	ls := &laneSet{worked: map[string]bool{}}
 	assign := make([]int, workers)
-	if workers < 2 || len(sse) == 0 || len(ms) == 0 {
+	if !splitsEngines(queries, workers) {
 		ls.lanes = []*lane{newLane(queries)}
 		return ls, assign
 	}
@@ -74,18 +85,19 @@ func (ls *laneSet) live() []string {
 	return out
 }
 
-// pick returns the lane a worker takes its next query from: its own, or, once
-// that one is empty (all its queries dropped), the first that is not. Under ls.mu.
-func (ls *laneSet) pick(own int) *lane {
-	if len(ls.lanes[own].live) > 0 {
-		return ls.lanes[own]
+// pick returns the lane a worker takes its next query from: its own, or, while
+// that one is closed or empty (all its queries dropped), the first that is
+// ready. wait: none is, but a closed lane still has queries. Under ls.mu.
+func (ls *laneSet) pick(own int) (l *lane, wait bool) {
+	if ls.lanes[own].ready() {
+		return ls.lanes[own], false
 	}
 	for _, l := range ls.lanes {
-		if len(l.live) > 0 {
-			return l
+		if l.ready() {
+			return l, false
 		}
 	}
-	return nil
+	return nil, !ls.empty()
 }
 
 // next is the worker's next query, admitted under its tables' quota: held back
@@ -94,9 +106,12 @@ func (ls *laneSet) pick(own int) *lane {
 func (r *run) next(ctx context.Context, ls *laneSet, own int) (string, bool) {
 	for {
 		ls.mu.Lock()
-		l := ls.pick(own)
+		l, closed := ls.pick(own)
 		if l == nil {
 			ls.mu.Unlock()
+			if closed && r.now().Before(r.deadline) && backoff.Sleep(ctx, pollPaused) {
+				continue
+			}
 			return "", false
 		}
 		if r.pace == nil {
@@ -174,8 +189,10 @@ func indexOf(ss []string, s string) int {
 	return -1
 }
 
-// defaults runs the default probe's workers until the run has an outcome.
-func (r *run) defaults(ctx context.Context, plan Plan) Report {
+// defaults runs the default probe's workers until the run has an outcome. With
+// pending set, the engine is not known yet: the multi-stage lane stays closed
+// (its workers help the single-stage one) until it is.
+func (r *run) defaults(ctx context.Context, plan Plan, pending <-chan Engine) Report {
 	ls, assign := newLanes(plan.Queries, r.mse, r.s.Concurrency)
 	// The first outcome wins; the other workers stop after their probe in flight,
 	// which is counted like any other (the broker saw it).
@@ -188,6 +205,19 @@ func (r *run) defaults(ctx context.Context, plan Plan) Report {
 			over.Store(true)
 		})
 	}
+	final := &plan
+	engineDone := make(chan struct{})
+	stop := make(chan struct{})
+	if pending != nil {
+		ls.lanes[1].closed = true
+		go func() {
+			defer close(engineDone)
+			defer r.catch()
+			final = r.openEngine(ctx, ls, plan, pending, stop)
+		}()
+	} else {
+		close(engineDone)
+	}
 	hold := &pause{b: backoff.Doubling{Min: 20 * time.Millisecond, Max: time.Second}, need: len(assign)}
 	var wg sync.WaitGroup
 	for _, own := range assign {
@@ -199,8 +229,42 @@ func (r *run) defaults(ctx context.Context, plan Plan) Report {
 		}()
 	}
 	wg.Wait()
+	close(stop)
+	<-engineDone
 	r.rethrow()
+	rep.Plan = *final
 	return rep
+}
+
+// openEngine waits for the engine (or the run's end) and opens the multi-stage
+// lane, or, when the broker has no such engine, drops the lane's queries (not
+// reported as dropped: they were never sent) and reports the plan without them.
+// It returns the run's final plan.
+func (r *run) openEngine(ctx context.Context, ls *laneSet, plan Plan, pending <-chan Engine, stop <-chan struct{}) *Plan {
+	var e Engine
+	select {
+	case e = <-pending:
+	case <-ctx.Done():
+		return &plan
+	case <-stop:
+		return &plan
+	}
+	r.engineFound(e)
+	final := plan.withEngine(e)
+	ls.mu.Lock()
+	ms := ls.lanes[1]
+	ms.closed = false
+	if !e.MultiStage {
+		ms.live, ms.rot = nil, selector.NewRotation(nil, 0)
+		live := ls.live()
+		r.releaseShapes(live)
+		r.setMSEShare(live)
+	}
+	ls.mu.Unlock()
+	if !e.MultiStage {
+		r.p.Observer.Planned(final)
+	}
+	return &final
 }
 
 // pause holds every worker after a round's worth of probes failed in a row with

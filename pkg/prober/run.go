@@ -96,14 +96,40 @@ type run struct {
 }
 
 func (r *run) do(ctx context.Context) Report {
-	r.noScatter(ctx)
-	r.p.Planner.Engine = r.engine(ctx)
+	// The engine is found, the broker-only step runs and the plan is made side by
+	// side: each waits on the broker or the controller, not on the others.
+	found := r.findEngine(ctx)
+	if r.mayProbeMultiStage() {
+		r.p.Planner.Engine = Engine{MultiStage: true, Found: engineUnknown}
+	}
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		defer r.catch()
+		r.noScatter(ctx)
+	}()
 	plan, err := r.plan(ctx)
+	wg.Wait()
+	r.rethrow()
 	if errors.Is(err, ErrNoCatalog) {
 		return Report{Outcome: OutcomeFailed, Err: err}
 	}
 	if err != nil {
 		return Report{Outcome: OutcomeBudgetExpired, Err: err, Plan: plan}
+	}
+	// The single-stage probes need not wait for a cold multi-stage engine when
+	// it has workers of its own (lanes.go); otherwise the plan waits for it.
+	var pending <-chan Engine
+	select {
+	case e := <-found:
+		plan = r.knowEngine(plan, e)
+	default:
+		if plan.Custom || !splitsEngines(plan.Queries, r.s.Concurrency) {
+			plan = r.knowEngine(plan, awaitEngine(ctx, found))
+		} else {
+			pending = found
+		}
 	}
 	r.p.Observer.Planned(plan)
 	r.shapeOf, r.shapes = plan.shapeIndex()
@@ -114,7 +140,13 @@ func (r *run) do(ctx context.Context) Report {
 	if plan.Custom {
 		return r.custom(ctx, plan)
 	}
-	return r.defaults(ctx, plan)
+	return r.defaults(ctx, plan, pending)
+}
+
+// knowEngine reports the engine and fits the plan to it.
+func (r *run) knowEngine(plan Plan, e Engine) Plan {
+	r.engineFound(e)
+	return plan.withEngine(e)
 }
 
 // plan retries with backoff until a plan exists or the deadline passes.

@@ -1,0 +1,118 @@
+package prober
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/pinot"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/sqltext"
+)
+
+// clockedBroker answers the engine's detection probe after detectDelay, like a
+// cold multi-stage planner, and notes when the first single-stage probe left and
+// when the detection probe answered.
+type clockedBroker struct {
+	*engineBroker
+	start       time.Time
+	detectDelay time.Duration
+
+	mu             sync.Mutex
+	firstSSE       time.Duration
+	engineAnswered time.Duration
+}
+
+func (b *clockedBroker) Query(ctx context.Context, q pinot.Query) pinot.Result {
+	sent := time.Since(b.start)
+	b.mu.Lock()
+	if !sqltext.MultiStage(q.SQL) && q.SQL != NoScatterSQL && b.firstSSE == 0 {
+		b.firstSSE = sent
+	}
+	b.mu.Unlock()
+	if q.SQL == MultiStageSQL {
+		select {
+		case <-time.After(b.detectDelay):
+		case <-ctx.Done():
+			return pinot.Result{Class: pinot.Transient, Message: "probe timed out"}
+		}
+	}
+	res := b.engineBroker.Query(ctx, q)
+	if q.SQL == MultiStageSQL {
+		b.mu.Lock()
+		b.engineAnswered = time.Since(b.start)
+		b.mu.Unlock()
+	}
+	return res
+}
+
+func runClocked(t *testing.T, eb *engineBroker, s Settings, budget time.Duration) (Report, *recorder, *clockedBroker) {
+	t.Helper()
+	b := &clockedBroker{engineBroker: eb, start: time.Now(), detectDelay: 300 * time.Millisecond}
+	rec := &recorder{}
+	s.Concurrency = 2
+	p := &Prober{Broker: b, Planner: Planner{Catalog: schemaCatalog{}, Settings: s}, Observer: rec}
+	return p.Run(context.Background(), time.Now().Add(budget)), rec, b
+}
+
+// A cold multi-stage engine takes seconds to answer its first query; the
+// single-stage probes start as soon as the plan is made, and the multi-stage
+// lane opens when the engine answers.
+func TestSingleStageProbesDoNotWaitForTheEngine(t *testing.T) {
+	eb := &engineBroker{mseServed: true}
+	rep, rec, b := runClocked(t, eb, Settings{MinIterations: 40, NoScatterProbes: 4}, 5*time.Second)
+	if rep.Outcome != OutcomeWarm {
+		t.Fatalf("outcome %s (%v), want warm", rep.Outcome, rep.Err)
+	}
+	b.mu.Lock()
+	first, answered := b.firstSSE, b.engineAnswered
+	b.mu.Unlock()
+	if first == 0 || answered == 0 || first >= answered {
+		t.Errorf("first single-stage probe at %v, the engine answered at %v: the probes waited for it", first, answered)
+	}
+	if !rep.Plan.Engine.MultiStage || eb.mse.Load() < 2 {
+		t.Errorf("engine %+v, %d multi-stage queries: want the engine found and probed", rep.Plan.Engine, eb.mse.Load())
+	}
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	if len(rec.plans) != 1 {
+		t.Errorf("%d plans reported, want 1", len(rec.plans))
+	}
+}
+
+// A broker without the engine that answers the detection probe slowly: the run
+// cannot end warm before it knows (the multi-stage share of the floor holds it),
+// then goes on without multi-stage probes, reports the plan without them, and
+// drops none (they were never sent).
+func TestSlowBrokerWithoutTheEngineKeepsItsSingleStageProbes(t *testing.T) {
+	eb := &engineBroker{}
+	rep, rec, b := runClocked(t, eb, Settings{MinIterations: 20}, 5*time.Second)
+	if rep.Outcome != OutcomeWarm {
+		t.Fatalf("outcome %s (%v), want warm", rep.Outcome, rep.Err)
+	}
+	b.mu.Lock()
+	first, answered := b.firstSSE, b.engineAnswered
+	b.mu.Unlock()
+	if first >= answered {
+		t.Errorf("first single-stage probe at %v, the engine answered at %v", first, answered)
+	}
+	if n := eb.mse.Load(); n != 1 {
+		t.Errorf("the broker saw %d multi-stage queries, want only the detection probe", n)
+	}
+	for _, q := range rep.Plan.Queries {
+		if sqltext.MultiStage(q) {
+			t.Errorf("the report's plan keeps a multi-stage probe: %s", q)
+		}
+	}
+	if rep.Plan.Engine.MultiStage || len(rep.Plan.Queries) == 0 {
+		t.Errorf("report plan engine %+v with %d queries", rep.Plan.Engine, len(rep.Plan.Queries))
+	}
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	if len(rec.dropped) != 0 {
+		t.Errorf("dropped %v: queries never sent are not dropped by the broker", rec.dropped)
+	}
+	if n := len(rec.plans); n != 2 || rec.plans[n-1].Engine.MultiStage || len(rec.plans[n-1].Queries) != len(rep.Plan.Queries) {
+		t.Errorf("plans reported: %d; want the first, then the one without multi-stage probes", n)
+	}
+}

@@ -131,6 +131,12 @@ func TestColdMultiStageQueriesFailWithoutTheSidecarNotWithIt(t *testing.T) {
 		"with the sidecar (after /readyz 200, %.1f s after start; warmup %s in %.1f s, %d probes: %s) %s",
 		pinot.PinotVersion(), mseQueries, off, took.Seconds(), st.Outcome, st.DurationSeconds, st.ProbesSucceeded, st.ExitReason, on)
 
+	// What the run found of the engine reaches /status even when the plan was
+	// reported before the engine's first answer (the usual case on a cold broker).
+	if st.MultiStage == nil || !st.MultiStage.MultiStage || !strings.Contains(st.MultiStage.Found, "multi-stage engine") ||
+		strings.Contains(st.MultiStage.Found, "not known yet") {
+		t.Errorf("/status multi_stage = %+v: want the engine probed, with what its first answer showed", st.MultiStage)
+	}
 	if on.failures+on.timeouts > 0 {
 		t.Errorf("with the sidecar, %d of %d MSE queries sent after /readyz 200 failed or timed out:\n  %s",
 			on.failures+on.timeouts, mseQueries, strings.Join(on.problems, "\n  "))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/pinot"
@@ -207,4 +208,24 @@ func (r *run) floorMet() bool {
 func (r *run) engineFloors() (mse, sse int64) {
 	mse = int64(math.Ceil(float64(r.s.MinIterations) * r.multiStageShare()))
 	return mse, max(0, int64(r.s.MinIterations)-mse)
+}
+
+// engineShortfall names the engines short of their share of the floor, with
+// how far each got; "" when none is (or the plan has one engine). A run whose
+// total passed the floor can still be short on the slower engine.
+func (r *run) engineShortfall() string {
+	if r.multiStageShare() == 0 {
+		return ""
+	}
+	mseNeed, sseNeed := r.engineFloors()
+	mse := r.mseSucceeded.Load()
+	sse := r.succeeded.Load() - mse
+	var out []string
+	if mse < mseNeed {
+		out = append(out, fmt.Sprintf("%d of %d multi-stage successful probes", mse, mseNeed))
+	}
+	if sse < sseNeed {
+		out = append(out, fmt.Sprintf("%d of %d single-stage successful probes", sse, sseNeed))
+	}
+	return strings.Join(out, "; ")
 }

@@ -46,6 +46,8 @@ func (r *run) reason(o Outcome) string {
 	var missing []string
 	if ok < int64(floor) {
 		missing = append(missing, fmt.Sprintf("%d of %d successful probes", ok, floor))
+	} else if short := r.engineShortfall(); short != "" {
+		missing = append(missing, short)
 	}
 	if r.s.Exit == ExitConverged {
 		if r.conv != nil && !r.conv.Converged() {

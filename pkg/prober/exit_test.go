@@ -1,6 +1,7 @@
 package prober
 
 import (
+	"math"
 	"strconv"
 	"testing"
 )
@@ -43,5 +44,22 @@ func TestReasonNamesTheConvergedShapes(t *testing.T) {
 	want := "floor of 5 successful probes reached; latency flat on s1, s2, s3, s4, s5, 2 more"
 	if got := r.reason(OutcomeWarm); got != want {
 		t.Errorf("reason\n got %q\nwant %q", got, want)
+	}
+}
+
+// A run past the floor's total can still be short on one engine's share: the
+// reason says which, so an operator does not read "budget ran out" as latency alone.
+func TestReasonNamesTheEngineShortOfItsShare(t *testing.T) {
+	r := &run{s: Settings{MinIterations: 300}}
+	r.mseShare.Store(math.Float64bits(0.5))
+	r.succeeded.Store(508)
+	r.mseSucceeded.Store(33)
+	want := "budget ran out with 33 of 150 multi-stage successful probes"
+	if got := r.reason(OutcomeBudgetExpired); got != want {
+		t.Errorf("reason\n got %q\nwant %q", got, want)
+	}
+	r.mseSucceeded.Store(150)
+	if got := r.reason(OutcomeBudgetExpired); got != "budget ran out" {
+		t.Errorf("reason %q with both engines at their share", got)
 	}
 }

@@ -170,6 +170,18 @@ func multiStageQueries(queries []string) map[string]bool {
 	return mse
 }
 
+// countMultiStage counts the queries (repeats included, as newLanes does) that
+// run on the multi-stage engine.
+func countMultiStage(queries []string) int {
+	n := 0
+	for _, q := range queries {
+		if sqltext.MultiStage(q) {
+			n++
+		}
+	}
+	return n
+}
+
 // setMSEShare sets the part of the floor the multi-stage engine must reach: its
 // share of the live queries, so neither engine's probes can make the other warm.
 func (r *run) setMSEShare(live []string) {

@@ -37,10 +37,13 @@ type lane struct {
 // ready: the lane has queries to send now.
 func (l *lane) ready() bool { return !l.closed && len(l.live) > 0 }
 
-// splitsEngines reports whether newLanes gives each engine a lane of its own.
-func splitsEngines(queries []string, workers int) bool {
-	mse := multiStageQueries(queries)
-	return workers >= 2 && len(mse) > 0 && len(mse) < len(queries)
+// multiStageLane is the multi-stage engine's lane when newLanes splits them.
+const multiStageLane = 1
+
+// splitsEngines reports whether newLanes gives each engine a lane of its own:
+// there are workers for both and queries of both (mse of n are multi-stage).
+func splitsEngines(mse, n, workers int) bool {
+	return workers >= 2 && mse > 0 && mse < n
 }
 
 // newLanes splits queries by engine when there are workers for both (each engine
@@ -57,16 +60,16 @@ func newLanes(queries []string, mse map[string]bool, workers int) (*laneSet, []i
 	}
 	ls := &laneSet{worked: map[string]bool{}}
 	assign := make([]int, workers)
-	if !splitsEngines(queries, workers) {
+	if !splitsEngines(len(ms), len(queries), workers) {
 		ls.lanes = []*lane{newLane(queries)}
 		return ls, assign
 	}
-	ls.lanes = []*lane{newLane(sse), newLane(ms)}
+	ls.lanes = []*lane{newLane(sse), newLane(ms)} // the second is multiStageLane
 	// Workers follow the engines' shares of the queries, at least one each.
 	msw := (workers*len(ms) + len(queries)/2) / len(queries)
 	msw = min(max(msw, 1), workers-1)
 	for i := range msw {
-		assign[workers-1-i] = 1
+		assign[workers-1-i] = multiStageLane
 	}
 	return ls, assign
 }
@@ -209,7 +212,7 @@ func (r *run) defaults(ctx context.Context, plan Plan, pending <-chan Engine) Re
 	engineDone := make(chan struct{})
 	stop := make(chan struct{})
 	if pending != nil {
-		ls.lanes[1].closed = true
+		ls.lanes[multiStageLane].closed = true
 		go func() {
 			defer close(engineDone)
 			defer r.catch()
@@ -252,7 +255,7 @@ func (r *run) openEngine(ctx context.Context, ls *laneSet, plan Plan, pending <-
 	r.engineFound(e)
 	final := plan.withEngine(e)
 	ls.mu.Lock()
-	ms := ls.lanes[1]
+	ms := ls.lanes[multiStageLane]
 	ms.closed = false
 	if !e.MultiStage {
 		ms.live, ms.rot = nil, selector.NewRotation(nil, 0)

@@ -125,7 +125,7 @@ func (r *run) do(ctx context.Context) Report {
 	case e := <-found:
 		plan = r.knowEngine(plan, e)
 	default:
-		if plan.Custom || !splitsEngines(plan.Queries, r.s.Concurrency) {
+		if plan.Custom || !splitsEngines(countMultiStage(plan.Queries), len(plan.Queries), r.s.Concurrency) {
 			plan = r.knowEngine(plan, awaitEngine(ctx, found))
 		} else {
 			pending = found

@@ -101,3 +101,13 @@ func (o *logObserver) JITRead(prober.JITState) {}
 func (o *logObserver) EngineFound(e prober.Engine) {
 	o.log.Info("multi-stage engine", "probed", e.MultiStage, "found", e.Found)
 }
+
+// EngineWarm says once per run and engine that its probes have what the exit
+// rule asks of them, so its other workers now probe the engine still warming.
+func (o *logObserver) EngineWarm(multiStage bool, lent int) {
+	engine := "single-stage"
+	if multiStage {
+		engine = "multi-stage"
+	}
+	o.log.Info("engine warm: its other workers help the engine still warming", "engine", engine, "workers_lent", lent)
+}

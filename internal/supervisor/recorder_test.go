@@ -272,3 +272,14 @@ func TestEngineFoundAfterThePlanReachesStatusAndLog(t *testing.T) {
 		t.Errorf("log:\n%s\nwant the engine's line", logs.String())
 	}
 }
+
+// The engine that lends its workers says so once in the log, through the run's fan-out.
+func TestEngineWarmIsLogged(t *testing.T) {
+	var logs bytes.Buffer
+	obs := prober.Observers{newLogObserver(slog.New(slog.NewTextHandler(&logs, nil)))}
+	obs.EngineWarm(false, 2)
+	want := `msg="engine warm: its other workers help the engine still warming" engine=single-stage workers_lent=2`
+	if !strings.Contains(logs.String(), want) {
+		t.Errorf("log:\n%s\nwant %s", logs.String(), want)
+	}
+}

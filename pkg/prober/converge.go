@@ -159,15 +159,32 @@ func (t *Tracker) Drop(shape string) {
 func (t *Tracker) Converged() bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	return t.allConverged(t.order)
+}
+
+// ConvergedAmong is Converged over some of the shapes (one engine's). A shape it
+// does not track has no probes yet: not converged.
+func (t *Tracker) ConvergedAmong(shapes []string) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.allConverged(shapes)
+}
+
+// allConverged: every required shape of shapes converged, and one at least is
+// required. Under t.mu.
+func (t *Tracker) allConverged(shapes []string) bool {
 	some := false
-	for _, st := range t.shapes {
-		if !st.required {
-			continue
-		}
-		if !st.state.Converged {
+	for _, s := range shapes {
+		st := t.shapes[s]
+		switch {
+		case st == nil:
 			return false
+		case !st.required:
+		case !st.state.Converged:
+			return false
+		default:
+			some = true
 		}
-		some = true
 	}
 	return some
 }

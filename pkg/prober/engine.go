@@ -208,12 +208,18 @@ func (r *run) floorMet() bool {
 	if total < int64(r.s.MinIterations) {
 		return false
 	}
-	if r.multiStageShare() == 0 {
-		return true
-	}
+	return r.multiStageShare() == 0 || r.shareMet(true) && r.shareMet(false)
+}
+
+// shareMet: the engine (multi-stage or single-stage) has its share of the
+// floor's successes.
+func (r *run) shareMet(multiStage bool) bool {
 	mseNeed, sseNeed := r.engineFloors()
 	mse := r.mseSucceeded.Load()
-	return mse >= mseNeed && total-mse >= sseNeed
+	if multiStage {
+		return mse >= mseNeed
+	}
+	return r.succeeded.Load()-mse >= sseNeed
 }
 
 // engineFloors splits the floor by the engines' shares of the plan's queries.

@@ -19,6 +19,18 @@ type recorder struct {
 	windows []ShapeState
 	jit     []JITState
 	jitErrs []error
+	warm    []engineWarm
+}
+
+type engineWarm struct {
+	multiStage bool
+	lent       int
+}
+
+func (r *recorder) EngineWarm(multiStage bool, lent int) {
+	r.mu.Lock()
+	r.warm = append(r.warm, engineWarm{multiStage, lent})
+	r.mu.Unlock()
 }
 
 func (r *recorder) ShapeWindow(s ShapeState) {

@@ -18,7 +18,7 @@ import (
 // tens of milliseconds: sharing rounds, or one rotation, the slow engine would
 // hold the workers and starve the other's warmup (measured on a cold 1.5.1
 // broker: 130–190 probes in 15 s with both engines in rounds, 720 in 9 s with
-// single-stage probes alone).
+// single-stage probes alone). An engine warm early lends workers (lend.go).
 
 // laneSet holds the live queries of each lane and their rotations.
 type laneSet struct {
@@ -32,6 +32,11 @@ type lane struct {
 	rot  *selector.Rotation
 	// closed: the lane's engine is not known yet (its workers help the other lane).
 	closed bool
+	// shapes: the shapes of the lane's queries, its engine's convergence.
+	shapes []string
+	// workers: how many workers the lane has; warmSaid: its engine's warmth was told.
+	workers  int
+	warmSaid bool
 }
 
 // ready: the lane has queries to send now.
@@ -88,12 +93,23 @@ func (ls *laneSet) live() []string {
 	return out
 }
 
-// pick returns the lane a worker takes its next query from: its own, or, while
-// that one is closed or empty (all its queries dropped), the first that is
-// ready. wait: none is, but a closed lane still has queries. Under ls.mu.
-func (ls *laneSet) pick(own int) (l *lane, wait bool) {
-	if ls.lanes[own].ready() {
-		return ls.lanes[own], false
+// pick returns the lane a worker takes its next query from: its own, unless
+// that one is closed, empty (all its queries dropped) or, for a worker that is
+// not its anchor, warm (engineWarm); then a ready lane still warming, else any
+// ready lane. wait: none is ready, but a closed lane still has queries. Under
+// ls.mu.
+func (ls *laneSet) pick(at seat, warm func(int) bool) (l *lane, wait bool) {
+	mine := ls.lanes[at.lane]
+	if mine.ready() && (at.anchor || !warm(at.lane)) {
+		return mine, false
+	}
+	for i, l := range ls.lanes {
+		if i != at.lane && l.ready() && !warm(i) {
+			return l, false
+		}
+	}
+	if mine.ready() {
+		return mine, false
 	}
 	for _, l := range ls.lanes {
 		if l.ready() {
@@ -106,10 +122,11 @@ func (ls *laneSet) pick(own int) (l *lane, wait bool) {
 // next is the worker's next query, admitted under its tables' quota: held back
 // (within ctx) while every query of its lane waits for a slot. ok is false when
 // ctx ended, the budget cannot wait that long, or no query is left.
-func (r *run) next(ctx context.Context, ls *laneSet, own int) (string, bool) {
+func (r *run) next(ctx context.Context, ls *laneSet, at seat) (string, bool) {
+	warm := func(i int) bool { return r.engineWarm(ls, i) }
 	for {
 		ls.mu.Lock()
-		l, closed := ls.pick(own)
+		l, closed := ls.pick(at, warm)
 		if l == nil {
 			ls.mu.Unlock()
 			if closed && r.now().Before(r.deadline) && backoff.Sleep(ctx, pollPaused) {
@@ -197,6 +214,12 @@ func indexOf(ss []string, s string) int {
 // (its workers help the single-stage one) until it is.
 func (r *run) defaults(ctx context.Context, plan Plan, pending <-chan Engine) Report {
 	ls, assign := newLanes(plan.Queries, r.mse, r.s.Concurrency)
+	for _, l := range ls.lanes {
+		l.shapes = r.shapesOf(l.live)
+	}
+	for _, i := range assign {
+		ls.lanes[i].workers++
+	}
 	// The first outcome wins; the other workers stop after their probe in flight,
 	// which is counted like any other (the broker saw it).
 	var once sync.Once
@@ -223,12 +246,12 @@ func (r *run) defaults(ctx context.Context, plan Plan, pending <-chan Engine) Re
 	}
 	hold := &pause{b: backoff.Doubling{Min: 20 * time.Millisecond, Max: time.Second}, need: len(assign)}
 	var wg sync.WaitGroup
-	for _, own := range assign {
+	for _, at := range seats(assign) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			defer r.catch()
-			r.work(ctx, plan, ls, own, hold, &over, finish)
+			r.work(ctx, plan, ls, at, hold, &over, finish)
 		}()
 	}
 	wg.Wait()
@@ -337,13 +360,13 @@ func (p *pause) succeeded() {
 }
 
 // work is one worker's loop.
-func (r *run) work(ctx context.Context, plan Plan, ls *laneSet, own int, hold *pause, over *atomic.Bool, finish func(Report)) {
+func (r *run) work(ctx context.Context, plan Plan, ls *laneSet, at seat, hold *pause, over *atomic.Bool, finish func(Report)) {
 	for !over.Load() {
 		if rep, done := r.check(ctx, plan); done {
 			finish(rep)
 			return
 		}
-		sql, ok := r.next(ctx, ls, own)
+		sql, ok := r.next(ctx, ls, at)
 		if !ok {
 			if ls.emptyLocked() {
 				finish(Report{Outcome: OutcomeFailed, Err: ErrAllProbesDropped, Plan: plan})

@@ -52,3 +52,16 @@ func (p Plan) ShapeNames() []string {
 	_, shapes := p.shapeIndex()
 	return shapes
 }
+
+// shapesOf lists the distinct shapes of queries, in order.
+func (r *run) shapesOf(queries []string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, q := range queries {
+		if s := r.shapeOf[q]; !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return out
+}

@@ -1,0 +1,63 @@
+package prober
+
+// A lane whose engine is warm by the run's own evidence lends all but one of its
+// workers to the engine still warming: on a small broker the CPU its probes take
+// is what the cold engine lacks (on the study's 2 shared cores the single-stage
+// shapes settle within the budget while the multi-stage ones get a handful of
+// probes each).
+
+// seat is a worker's place: its lane, and whether it is the lane's first
+// worker, which stays when the lane's engine is warm (its probes keep the
+// engine's latency watched and its paths counted toward the JIT's next tier).
+type seat struct {
+	lane   int
+	anchor bool
+}
+
+// seats gives each worker of assign its seat.
+func seats(assign []int) []seat {
+	out := make([]seat, len(assign))
+	taken := map[int]bool{}
+	for i, l := range assign {
+		out[i] = seat{lane: l, anchor: !taken[l]}
+		taken[l] = true
+	}
+	return out
+}
+
+// engineWarm reports whether lane i's engine needs no more probes for the run
+// to end warm: it has its share of the floor and, under the converged exit,
+// flat latency on each of its shapes. Only with a lane per engine (with one,
+// there is nobody to lend to). Under ls.mu.
+func (r *run) engineWarm(ls *laneSet, i int) bool {
+	if len(ls.lanes) < 2 || !r.shareMet(i == multiStageLane) {
+		return false
+	}
+	l := ls.lanes[i]
+	if r.s.Exit == ExitConverged && !r.conv.ConvergedAmong(l.shapes) {
+		return false
+	}
+	if !l.warmSaid {
+		l.warmSaid = true
+		if o, ok := r.p.Observer.(LendObserver); ok {
+			o.EngineWarm(i == multiStageLane, max(l.workers-1, 0))
+		}
+	}
+	return true
+}
+
+// LendObserver is an optional Observer extension: it hears, once per run and
+// engine, that the engine is warm by the run's evidence and how many of its
+// workers now help the other engine.
+type LendObserver interface {
+	EngineWarm(multiStage bool, lent int)
+}
+
+// EngineWarm fans the event out to the observers that listen for it.
+func (os Observers) EngineWarm(multiStage bool, lent int) {
+	for _, o := range os {
+		if lo, ok := o.(LendObserver); ok {
+			lo.EngineWarm(multiStage, lent)
+		}
+	}
+}

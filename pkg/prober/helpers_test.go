@@ -20,6 +20,13 @@ type recorder struct {
 	jit     []JITState
 	jitErrs []error
 	warm    []engineWarm
+	engines []Engine
+}
+
+func (r *recorder) EngineFound(e Engine) {
+	r.mu.Lock()
+	r.engines = append(r.engines, e)
+	r.mu.Unlock()
 }
 
 type engineWarm struct {

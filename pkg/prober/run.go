@@ -112,6 +112,15 @@ func (r *run) do(ctx context.Context) Report {
 	plan, err := r.plan(ctx)
 	wg.Wait()
 	r.rethrow()
+	if err != nil {
+		// No plan: still say what the engine answered, if it has (it had a
+		// fifth of the budget while the planning retried).
+		select {
+		case e := <-found:
+			r.engineFound(e)
+		default:
+		}
+	}
 	if errors.Is(err, ErrNoCatalog) {
 		return Report{Outcome: OutcomeFailed, Err: err}
 	}

@@ -178,12 +178,16 @@ func TestRunWaitsForRoutableTableWithinBudget(t *testing.T) {
 }
 
 func TestRunNoRoutableTableUntilBudgetExpires(t *testing.T) {
-	p, b, _, _ := cluster(t, Settings{MinIterations: 5, Tables: []string{"orders"}})
+	p, b, _, rec := cluster(t, Settings{MinIterations: 5, Tables: []string{"orders"}})
 	b.SetRouting(map[string]map[string][]string{})
 	start := time.Now()
 	rep := p.Run(context.Background(), start.Add(600*time.Millisecond))
 	if rep.Outcome != OutcomeBudgetExpired || rep.Err == nil || !strings.Contains(rep.Err.Error(), "no routable table") {
 		t.Fatalf("outcome %s err %v; want budget_expired naming the missing routing", rep.Outcome, rep.Err)
+	}
+	// The engine was asked beside the planning; what it answered is still told.
+	if len(rec.engines) != 1 {
+		t.Errorf("engine told %d times (%v), want once even with no plan", len(rec.engines), rec.engines)
 	}
 	if time.Since(start) > 1100*time.Millisecond {
 		t.Fatalf("planning retries outlived the budget: %s", time.Since(start))

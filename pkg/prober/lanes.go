@@ -37,6 +37,9 @@ type lane struct {
 	// workers: how many workers the lane has; warmSaid: its engine's warmth was told.
 	workers  int
 	warmSaid bool
+	// hold pauses the lane when its probes keep failing (one engine can refuse
+	// while the other answers).
+	hold *pause
 }
 
 // ready: the lane has queries to send now.
@@ -94,25 +97,26 @@ func (ls *laneSet) live() []string {
 }
 
 // pick returns the lane a worker takes its next query from: its own, unless
-// that one is closed, empty (all its queries dropped) or, for a worker that is
-// not its anchor, warm (engineWarm); then a ready lane still warming, else any
-// ready lane. wait: none is ready, but a closed lane still has queries. Under
-// ls.mu.
-func (ls *laneSet) pick(at seat, warm func(int) bool) (l *lane, wait bool) {
+// that one is closed, empty (all its queries dropped), paused (held) or, for a
+// worker that is not its anchor, warm (engineWarm); then an open lane still
+// warming, else any open lane. wait: none is open, but a closed or paused lane
+// still has queries. Under ls.mu.
+func (ls *laneSet) pick(at seat, warm func(int) bool, now time.Time) (l *lane, wait bool) {
+	open := func(l *lane) bool { return l.ready() && !l.hold.holding(now) }
 	mine := ls.lanes[at.lane]
-	if mine.ready() && (at.anchor || !warm(at.lane)) {
+	if open(mine) && (at.anchor || !warm(at.lane)) {
 		return mine, false
 	}
 	for i, l := range ls.lanes {
-		if i != at.lane && l.ready() && !warm(i) {
+		if i != at.lane && open(l) && !warm(i) {
 			return l, false
 		}
 	}
-	if mine.ready() {
+	if open(mine) {
 		return mine, false
 	}
 	for _, l := range ls.lanes {
-		if l.ready() {
+		if open(l) {
 			return l, false
 		}
 	}
@@ -122,22 +126,22 @@ func (ls *laneSet) pick(at seat, warm func(int) bool) (l *lane, wait bool) {
 // next is the worker's next query, admitted under its tables' quota: held back
 // (within ctx) while every query of its lane waits for a slot. ok is false when
 // ctx ended, the budget cannot wait that long, or no query is left.
-func (r *run) next(ctx context.Context, ls *laneSet, at seat) (string, bool) {
+func (r *run) next(ctx context.Context, ls *laneSet, at seat) (string, *lane, bool) {
 	warm := func(i int) bool { return r.engineWarm(ls, i) }
 	for {
 		ls.mu.Lock()
-		l, closed := ls.pick(at, warm)
+		l, held := ls.pick(at, warm, r.now())
 		if l == nil {
 			ls.mu.Unlock()
-			if closed && r.now().Before(r.deadline) && backoff.Sleep(ctx, pollPaused) {
+			if held && r.now().Before(r.deadline) && backoff.Sleep(ctx, pollPaused) {
 				continue
 			}
-			return "", false
+			return "", nil, false
 		}
 		if r.pace == nil {
 			q := l.rot.Batch(1)[0]
 			ls.mu.Unlock()
-			return q, true
+			return q, l, true
 		}
 		b, wait := r.pace.pick(l.rot, 1, len(l.live))
 		if len(b) > 0 {
@@ -145,17 +149,17 @@ func (r *run) next(ctx context.Context, ls *laneSet, at seat) (string, bool) {
 			wait, taken := r.pace.reserve(b[0])
 			ls.mu.Unlock()
 			if wait <= 0 {
-				return b[0], true
+				return b[0], l, true
 			}
 			if wait <= r.deadline.Sub(r.now()) && backoff.Sleep(ctx, wait) {
-				return b[0], true
+				return b[0], l, true
 			}
 			taken.giveBack(r.now())
-			return "", false
+			return "", nil, false
 		}
 		ls.mu.Unlock()
 		if !backoff.Sleep(ctx, wait) {
-			return "", false
+			return "", nil, false
 		}
 	}
 }
@@ -163,30 +167,32 @@ func (r *run) next(ctx context.Context, ls *laneSet, at seat) (string, bool) {
 // answered records one answer. A generated shape whose first answer is a compile
 // error is dropped with the broker's reason, like a custom query; the LIMIT 1
 // probe is never dropped (a table that vanished answers it with 190 too). It
-// reports whether any query is left.
-func (r *run) answered(ls *laneSet, sql string, res pinot.Result) bool {
+// reports whether any query is left, and whether the answer dropped sql (this
+// one or another worker's, answered just before).
+func (r *run) answered(ls *laneSet, sql string, res pinot.Result) (left, dropped bool) {
 	ls.mu.Lock()
 	defer ls.mu.Unlock()
 	switch {
 	case res.Class == pinot.Success:
 		ls.worked[sql] = true
 	case res.Class == pinot.BadQuery && !ls.worked[sql] && r.shapeOf[sql] != ShapeLimit1:
-		dropped := false
+		dropped = true
+		removed := false
 		for _, l := range ls.lanes {
 			if i := indexOf(l.live, sql); i >= 0 {
 				l.live = append(l.live[:i:i], l.live[i+1:]...)
 				l.rot = selector.NewRotation(l.live, 0)
-				dropped = true
+				removed = true
 			}
 		}
-		if dropped {
+		if removed {
 			r.p.Observer.QueryDropped(sql, res.Message)
 			live := ls.live()
 			r.releaseShapes(live)
 			r.setMSEShare(live)
 		}
 	}
-	return !ls.empty()
+	return !ls.empty(), dropped
 }
 
 // empty reports whether every lane's queries were dropped. Under ls.mu; on the
@@ -244,14 +250,16 @@ func (r *run) defaults(ctx context.Context, plan Plan, pending <-chan Engine) Re
 	} else {
 		close(engineDone)
 	}
-	hold := &pause{b: backoff.Doubling{Min: 20 * time.Millisecond, Max: time.Second}, need: len(assign)}
+	for _, l := range ls.lanes {
+		l.hold = newPause(l.workers)
+	}
 	var wg sync.WaitGroup
 	for _, at := range seats(assign) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			defer r.catch()
-			r.work(ctx, plan, ls, at, hold, &over, finish)
+			r.work(ctx, plan, ls, at, &over, finish)
 		}()
 	}
 	wg.Wait()
@@ -293,19 +301,32 @@ func (r *run) openEngine(ctx context.Context, ls *laneSet, plan Plan, pending <-
 	return &final
 }
 
-// pause holds every worker after a round's worth of probes failed in a row with
-// no success between them (everything refused: 401, a quota, the broker down). While paused,
+// pause holds a lane's workers after a round's worth of its probes failed in a
+// row with no success between them (everything refused: 401, a quota, the
+// broker down; or one engine refusing while the other answers). While paused,
 // one worker at a time tries again after a wait that doubles with each failure;
 // its success ends the pause. One worker backing off alone would leave the
 // others to hammer; all of them waking together would send a burst.
 type pause struct {
 	mu      sync.Mutex
 	b       backoff.Doubling
-	need    int // failures in a row, run-wide, that start a pause: a round's worth
+	need    int // failures in a row that start a pause: a round's worth of the lane's workers
 	streak  int
 	paused  bool
 	until   time.Time
 	testing bool // a worker is trying again
+}
+
+func newPause(workers int) *pause {
+	return &pause{b: backoff.Doubling{Min: 20 * time.Millisecond, Max: time.Second}, need: max(workers, 1)}
+}
+
+// holding: a worker picking a query now would only wait (paused, and the wait
+// not over or another worker already trying again).
+func (p *pause) holding(now time.Time) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.paused && (now.Before(p.until) || p.testing)
 }
 
 // pollPaused is how often a held worker looks whether the pause is over.
@@ -352,6 +373,16 @@ func (p *pause) failed(now time.Time, tester, refused bool) {
 	p.paused, p.testing, p.until = true, false, now.Add(p.b.Next())
 }
 
+// forgive: the probe's answer says nothing of the broker (its query was
+// dropped). A tester's turn ends without lengthening the pause.
+func (p *pause) forgive(tester bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if tester {
+		p.testing = false
+	}
+}
+
 func (p *pause) succeeded() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -360,13 +391,13 @@ func (p *pause) succeeded() {
 }
 
 // work is one worker's loop.
-func (r *run) work(ctx context.Context, plan Plan, ls *laneSet, at seat, hold *pause, over *atomic.Bool, finish func(Report)) {
+func (r *run) work(ctx context.Context, plan Plan, ls *laneSet, at seat, over *atomic.Bool, finish func(Report)) {
 	for !over.Load() {
 		if rep, done := r.check(ctx, plan); done {
 			finish(rep)
 			return
 		}
-		sql, ok := r.next(ctx, ls, at)
+		sql, l, ok := r.next(ctx, ls, at)
 		if !ok {
 			if ls.emptyLocked() {
 				finish(Report{Outcome: OutcomeFailed, Err: ErrAllProbesDropped, Plan: plan})
@@ -375,19 +406,25 @@ func (r *run) work(ctx context.Context, plan Plan, ls *laneSet, at seat, hold *p
 			continue // ctx ended: check() reports it
 		}
 		// After the slot: a pause that began while this worker waited for it holds.
-		tester, ok := hold.wait(ctx, r.now)
+		tester, ok := l.hold.wait(ctx, r.now)
 		if !ok {
 			continue
 		}
 		res := r.send(ctx, StepProbe, sql)
-		if !r.answered(ls, sql, res) {
+		left, dropped := r.answered(ls, sql, res)
+		if !left {
 			finish(Report{Outcome: OutcomeFailed, Err: ErrAllProbesDropped, Plan: plan})
 			return
 		}
-		if res.Class == pinot.Success {
-			hold.succeeded()
-		} else {
-			hold.failed(r.now(), tester, quotaRefusal(res))
+		switch {
+		case res.Class == pinot.Success:
+			l.hold.succeeded()
+		case dropped:
+			// A verdict on the query, not the broker refusing: a lane of shapes the
+			// broker cannot compile must drop them all, not back off between them.
+			l.hold.forgive(tester)
+		default:
+			l.hold.failed(r.now(), tester, quotaRefusal(res))
 		}
 	}
 }

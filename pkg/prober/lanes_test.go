@@ -68,8 +68,8 @@ func TestSlowMultiStageEngineDoesNotStarveSingleStage(t *testing.T) {
 	}
 }
 
-// A broker refusing everything sees one probe at a time after the first
-// round's worth, at a doubling wait: not Concurrency workers hammering it.
+// A broker refusing everything sees one probe at a time per engine after the
+// first round's worth, at a doubling wait: not Concurrency workers hammering it.
 func TestRefusingBrokerIsPausedNotHammered(t *testing.T) {
 	var n atomic.Int64
 	b := brokerFunc(func(context.Context, pinot.Query) pinot.Result {
@@ -82,10 +82,11 @@ func TestRefusingBrokerIsPausedNotHammered(t *testing.T) {
 	if rep.Outcome != OutcomeBudgetExpired {
 		t.Fatalf("outcome %s", rep.Outcome)
 	}
-	// The engine check, a round's worth (16) and a few more sent before the
-	// pause began, then one try per pause: 20+40+80+160+320 ms fill the second.
+	// The engine check; each lane's round's worth (16 in all) and the probes its
+	// other workers had in flight when its pause began (at most 16 more); then
+	// one try per pause and lane: 20+40+80+160+320 ms fill the second (≤ 10).
 	// Without the pause: thousands.
-	if got := n.Load(); got > 40 {
+	if got := n.Load(); got > 45 {
 		t.Fatalf("%d probes in 1 s against a refusing broker", got)
 	}
 	t.Logf("%d probes in 1 s", n.Load())
@@ -94,3 +95,29 @@ func TestRefusingBrokerIsPausedNotHammered(t *testing.T) {
 type brokerFunc func(context.Context, pinot.Query) pinot.Result
 
 func (f brokerFunc) Query(ctx context.Context, q pinot.Query) pinot.Result { return f(ctx, q) }
+
+// A broker whose multi-stage engine refuses every probe at once (its servers'
+// mailbox port blocked, say) while the single-stage one answers: the
+// multi-stage lane pauses and backs off on its own, as a refusing broker would
+// be, instead of the successes of the other lane keeping it sending failures
+// as fast as they come back. The single-stage lane is not held.
+func TestRefusingEnginePausesItsLaneOnly(t *testing.T) {
+	b := &engineBroker{mseServed: true, mseFails: true}
+	s := Settings{MinIterations: 1_000_000, Concurrency: 4, ProbeTimeout: time.Second, MultiStage: EngineOn, NoScatterProbes: -1, Exit: ExitFloor}
+	p := &Prober{Broker: b, Planner: Planner{Catalog: schemaCatalog{}, Settings: s}, Observer: &recorder{}}
+	rep := p.Run(context.Background(), time.Now().Add(time.Second))
+	if rep.Outcome != OutcomeBudgetExpired {
+		t.Fatalf("outcome %s", rep.Outcome)
+	}
+	sse, mse := b.sse.Load(), b.mse.Load()
+	t.Logf("1 s: %d single-stage, %d multi-stage probes (the detection included)", sse, mse)
+	// The detection, the lane's 2 workers' failures and the probes in flight
+	// when the pause began, then one try per pause: 20+40+80+160+320 ms fill
+	// the second. Without a pause of its own: over a thousand.
+	if mse > 20 {
+		t.Fatalf("%d multi-stage probes in 1 s against an engine refusing them all", mse)
+	}
+	if sse < 1000 {
+		t.Fatalf("%d single-stage probes in 1 s: the refusing engine held the other lane", sse)
+	}
+}

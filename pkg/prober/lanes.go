@@ -363,9 +363,15 @@ func (p *pause) wait(ctx context.Context, now func() time.Time) (tester, ok bool
 // refusal at once (its limiter must refill; the pacer learns the rate); inside
 // a pause only the tester's failure lengthens it (the others were sent before
 // it began).
-func (p *pause) failed(now time.Time, tester, refused bool) {
+// A failure that took longer than the longest wait starts no pause: it cannot
+// hammer (the pause would hold it for less than it took), and holding a slow,
+// cold engine to one probe at a time would only slow its warmup.
+func (p *pause) failed(now time.Time, tester, refused bool, took time.Duration) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if !p.paused && !refused && took >= p.b.Max {
+		return
+	}
 	p.streak++
 	if p.paused && !tester || !p.paused && p.streak < p.need && !refused {
 		return
@@ -410,7 +416,9 @@ func (r *run) work(ctx context.Context, plan Plan, ls *laneSet, at seat, over *a
 		if !ok {
 			continue
 		}
+		sent := r.now()
 		res := r.send(ctx, StepProbe, sql)
+		took := r.now().Sub(sent)
 		left, dropped := r.answered(ls, sql, res)
 		if !left {
 			finish(Report{Outcome: OutcomeFailed, Err: ErrAllProbesDropped, Plan: plan})
@@ -424,7 +432,7 @@ func (r *run) work(ctx context.Context, plan Plan, ls *laneSet, at seat, over *a
 			// broker cannot compile must drop them all, not back off between them.
 			l.hold.forgive(tester)
 		default:
-			l.hold.failed(r.now(), tester, quotaRefusal(res))
+			l.hold.failed(r.now(), tester, quotaRefusal(res), took)
 		}
 	}
 }

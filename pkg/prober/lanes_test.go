@@ -121,3 +121,40 @@ func TestRefusingEnginePausesItsLaneOnly(t *testing.T) {
 		t.Fatalf("%d single-stage probes in 1 s: the refusing engine held the other lane", sse)
 	}
 }
+
+// Fast failures in a row pause a lane; slow ones (a cold engine timing out)
+// do not: a probe that took longer than the longest wait cannot hammer, and
+// holding a slow engine to one probe at a time would only slow its warmup.
+func TestPauseCountsOnlyFastFailures(t *testing.T) {
+	now := time.Now()
+	p := newPause(2)
+	for range 5 {
+		p.failed(now, false, false, 5*time.Second)
+	}
+	if p.holding(now) {
+		t.Fatal("five probes timing out after 5 s paused the lane")
+	}
+	p.failed(now, false, false, 3*time.Millisecond)
+	if p.holding(now) {
+		t.Fatal("one fast failure paused the lane (need is 2)")
+	}
+	p.failed(now, false, false, 3*time.Millisecond)
+	if !p.holding(now) {
+		t.Fatal("two fast failures in a row did not pause the lane")
+	}
+	// Inside the pause the tester's failure lengthens it, slow or not.
+	later := now.Add(time.Second)
+	if tester, ok := p.wait(context.Background(), func() time.Time { return later }); !ok || !tester {
+		t.Fatalf("after the wait a worker is the tester: got tester=%v ok=%v", tester, ok)
+	}
+	p.failed(later, true, false, 5*time.Second)
+	if !p.holding(later) {
+		t.Fatal("the tester's slow failure ended the pause")
+	}
+	// A quota refusal pauses at once, however long it took.
+	q := newPause(4)
+	q.failed(now, false, true, 2*time.Second)
+	if !q.holding(now) {
+		t.Fatal("a 429 did not pause the lane")
+	}
+}

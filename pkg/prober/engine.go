@@ -170,12 +170,12 @@ func multiStageQueries(queries []string) map[string]bool {
 	return mse
 }
 
-// countMultiStage counts the queries (repeats included, as newLanes does) that
+// multiStageCount counts the queries (repeats included, as newLanes does) that
 // run on the multi-stage engine.
-func countMultiStage(queries []string) int {
+func (r *run) multiStageCount(queries []string) int {
 	n := 0
 	for _, q := range queries {
-		if sqltext.MultiStage(q) {
+		if r.mse[q] {
 			n++
 		}
 	}
@@ -187,13 +187,7 @@ func countMultiStage(queries []string) int {
 func (r *run) setMSEShare(live []string) {
 	share := 0.0
 	if len(live) > 0 {
-		n := 0
-		for _, q := range live {
-			if r.mse[q] {
-				n++
-			}
-		}
-		share = float64(n) / float64(len(live))
+		share = float64(r.multiStageCount(live)) / float64(len(live))
 	}
 	r.mseShare.Store(math.Float64bits(share))
 }

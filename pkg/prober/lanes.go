@@ -321,9 +321,7 @@ func (r *run) work(ctx context.Context, plan Plan, ls *laneSet, at seat, over *a
 		if !ok {
 			continue
 		}
-		sent := r.now()
-		res := r.send(ctx, StepProbe, sql)
-		took := r.now().Sub(sent)
+		res, took := r.send(ctx, StepProbe, sql)
 		left, dropped := r.answered(ls, sql, res)
 		if !left {
 			finish(Report{Outcome: OutcomeFailed, Err: ErrAllProbesDropped, Plan: plan})

@@ -129,12 +129,15 @@ func (r *run) do(ctx context.Context) Report {
 	}
 	// The single-stage probes need not wait for a cold multi-stage engine when
 	// it has workers of its own (lanes.go); otherwise the plan waits for it.
+	// r.mse is found once, on the plan as made: a broker without the engine
+	// only removes queries from it.
+	r.mse = multiStageQueries(plan.Queries)
 	var pending <-chan Engine
 	select {
 	case e := <-found:
 		plan = r.knowEngine(plan, e)
 	default:
-		if plan.Custom || !splitsEngines(countMultiStage(plan.Queries), len(plan.Queries), r.s.Concurrency) {
+		if plan.Custom || !splitsEngines(r.multiStageCount(plan.Queries), len(plan.Queries), r.s.Concurrency) {
 			plan = r.knowEngine(plan, awaitEngine(ctx, found))
 		} else {
 			pending = found
@@ -142,7 +145,6 @@ func (r *run) do(ctx context.Context) Report {
 	}
 	r.p.Observer.Planned(plan)
 	r.shapeOf, r.shapes = plan.shapeIndex()
-	r.mse = multiStageQueries(plan.Queries)
 	r.setMSEShare(plan.Queries)
 	r.conv = NewTracker(r.s.Converge, r.shapes)
 	r.pace = r.pacing(ctx, plan)
@@ -328,14 +330,15 @@ func (r *run) probe(ctx context.Context, step, sql string) pinot.Result {
 	if step == StepProbe && !r.admit(ctx, sql) {
 		return pinot.Result{Class: pinot.Transient, Message: "budget ran out"}
 	}
-	return r.send(ctx, step, sql)
+	res, _ := r.send(ctx, step, sql)
+	return res
 }
 
 // send runs one query already admitted under its tables' quota.
-func (r *run) send(ctx context.Context, step, sql string) pinot.Result {
+func (r *run) send(ctx context.Context, step, sql string) (pinot.Result, time.Duration) {
 	timeout := min(r.s.ProbeTimeout, r.deadline.Sub(r.now()))
 	if timeout <= 0 || ctx.Err() != nil {
-		return pinot.Result{Class: pinot.Transient, Message: "budget ran out"}
+		return pinot.Result{Class: pinot.Transient, Message: "budget ran out"}, 0
 	}
 	pctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
@@ -363,5 +366,5 @@ func (r *run) send(ctx context.Context, step, sql string) pinot.Result {
 		r.converge(sql, lat, ok)
 	}
 	r.p.Observer.Probed(ProbeEvent{SQL: sql, Step: step, Result: res, Latency: lat, MultiStage: r.mse[sql]})
-	return res
+	return res, lat
 }

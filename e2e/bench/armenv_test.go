@@ -21,7 +21,7 @@ func TestArmEnv(t *testing.T) {
 	// The sidecar's defaults and the LIMIT 1 arm never see the mix: no query, no table list.
 	for arm, want := range map[string]string{coldstart.ArmOnDefault: "", coldstart.ArmOnLimit1: "limit1"} {
 		env := armEnv(arm, base, mix, nil)
-		if env["WARMUP_BROKER_URL"] != "http://b" || env["WARMUP_PROBE_SHAPES"] != want {
+		if env["WARMUP_BROKER_URL"] != "http://b" || env["WARMUP_PROBE_SHAPES"] != want || env["WARMUP_MULTISTAGE"] != "" {
 			t.Errorf("%s: env %v, want the base and WARMUP_PROBE_SHAPES=%q", arm, env, want)
 		}
 		for k, v := range env {
@@ -30,8 +30,13 @@ func TestArmEnv(t *testing.T) {
 			}
 		}
 	}
+	// on_single_stage: the defaults with the multi-stage engine left out, and nothing of the mix.
+	env := armEnv(coldstart.ArmOnSingleStage, base, mix, nil)
+	if env["WARMUP_MULTISTAGE"] != "off" || env["WARMUP_PROBE_SHAPES"] != "" || env["WARMUP_QUERY"] != "" {
+		t.Errorf("on_single_stage: env %v, want the defaults with WARMUP_MULTISTAGE=off", env)
+	}
 	// on_custom: the sidecar's own splitter must read back one query per shape, each with its SET.
-	env := armEnv(coldstart.ArmOnCustom, base, mix, map[string]string{"WARMUP_BUDGET": "30s"})
+	env = armEnv(coldstart.ArmOnCustom, base, mix, map[string]string{"WARMUP_BUDGET": "30s"})
 	got, err := sqltext.Split(env["WARMUP_QUERY"])
 	if err != nil || !slices.Equal(got, mix.Shapes()) {
 		t.Errorf("on_custom WARMUP_QUERY splits into %q (%v), want the %d shapes %q", got, err, len(mix.Shapes()), mix.Shapes())

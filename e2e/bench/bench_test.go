@@ -90,7 +90,7 @@ func TestConfigCheck(t *testing.T) {
 		cfg  Config
 		want string
 	}{
-		{Config{Arms: []string{"on"}}, `arm "on": want one of off, on_default, on_limit1, on_custom`},
+		{Config{Arms: []string{"on"}}, `arm "on": want one of off, on_default, on_limit1, on_custom, on_single_stage`},
 		{Config{Cold: 10 * time.Second, WarmStart: 5 * time.Second}, "windows cold [0,10s) warm [5s,1m15s)"},
 		{Config{Rate: -1}, "rate -1: want ≥ 0 (0: calibrate)"},
 	} {

@@ -39,7 +39,7 @@ const sidecarPortOffset = cluster.PortSpan - 5
 
 // Config is one study.
 type Config struct {
-	Arms     []string // default: coldstart.ArmOrder
+	Arms     []string // default: coldstart.DefaultArms
 	Restarts int      // per arm
 	Rate     float64  // arrivals/s; 0: calibrate first (coldstart.Calibrate)
 	// RateFractions of the warm capacity the calibration tries (nil: coldstart.DefaultFractions).
@@ -76,7 +76,7 @@ type Config struct {
 
 func (c Config) withDefaults() Config {
 	if len(c.Arms) == 0 {
-		c.Arms = slices.Clone(coldstart.ArmOrder)
+		c.Arms = slices.Clone(coldstart.DefaultArms)
 	}
 	c.Restarts = cmp.Or(c.Restarts, 5)
 	c.Cold = cmp.Or(c.Cold, 8*time.Second)

@@ -12,16 +12,23 @@ import (
 
 // Arm names of the study, in the order reports show them: no sidecar; the sidecar with its
 // defaults (probes derived from the tables' schemas); with upstream's SELECT * ... LIMIT 1
-// probe (WARMUP_PROBE_SHAPES=limit1); with the mix's own shapes as WARMUP_QUERY.
+// probe (WARMUP_PROBE_SHAPES=limit1); with the mix's own shapes as WARMUP_QUERY; with its
+// defaults but the multi-stage engine left cold (WARMUP_MULTISTAGE=off: what warming both
+// engines costs traffic that uses one).
 const (
-	ArmOff       = "off"
-	ArmOnDefault = "on_default"
-	ArmOnLimit1  = "on_limit1"
-	ArmOnCustom  = "on_custom"
+	ArmOff           = "off"
+	ArmOnDefault     = "on_default"
+	ArmOnLimit1      = "on_limit1"
+	ArmOnCustom      = "on_custom"
+	ArmOnSingleStage = "on_single_stage"
 )
 
 // ArmOrder lists the known arms in report order; other arms follow alphabetically.
-var ArmOrder = []string{ArmOff, ArmOnDefault, ArmOnLimit1, ArmOnCustom}
+var ArmOrder = []string{ArmOff, ArmOnDefault, ArmOnLimit1, ArmOnCustom, ArmOnSingleStage}
+
+// DefaultArms are the arms a study runs unless told: on_single_stage answers a narrower
+// question and is asked for by name.
+var DefaultArms = ArmOrder[:4]
 
 // Restart is one cold restart of one arm (the R of results/coldstart/latest.json).
 // The first eight fields are the contract; the rest explain them.

@@ -23,7 +23,7 @@ func studyCmd(ctx context.Context, args []string, stdout, stderr io.Writer, log 
 		fractions  = floatList(coldstart.DefaultFractions)
 		smoke      = fs.Bool("smoke", false, "1 restart per arm, short windows and a short calibration: checks the tool works, measures nothing")
 		restarts   = fs.Int("restarts", 5, "cold broker restarts per arm")
-		arms       = fs.String("arms", strings.Join(coldstart.ArmOrder, ","), "arms, interleaved in every round")
+		arms       = fs.String("arms", strings.Join(coldstart.DefaultArms, ","), "arms, interleaved in every round")
 		rate       = fs.Float64("rate", 0, "arrivals per second; 0: calibrate on the warm broker first (see --rate-fractions)")
 		calStep    = fs.Duration("calibration-step", 6*time.Second, "length of each closed-loop calibration step")
 		settle     = fs.Duration("settle", 5*time.Second, "pause between restarts")

@@ -12,6 +12,7 @@ import (
 
 	"github.com/warmup-sidecar/warmup-sidecar/e2e/cluster"
 	"github.com/warmup-sidecar/warmup-sidecar/e2e/coldstart"
+	"github.com/warmup-sidecar/warmup-sidecar/internal/supervisor"
 )
 
 // The first multi-stage queries on a cold broker (apache/pinot#18110): with a 1 s timeout
@@ -136,6 +137,14 @@ func TestColdMultiStageQueriesFailWithoutTheSidecarNotWithIt(t *testing.T) {
 	if st.MultiStage == nil || !st.MultiStage.MultiStage || !strings.Contains(st.MultiStage.Found, "multi-stage engine") ||
 		strings.Contains(st.MultiStage.Found, "not known yet") {
 		t.Errorf("/status multi_stage = %+v: want the engine probed, with what its first answer showed", st.MultiStage)
+	}
+	// Each engine's progress adds up to the run's: the floor split between them,
+	// every successful probe counted against one, and the multi-stage engine probed.
+	ss, ms := st.Engines[supervisor.EngineSingleStage], st.Engines[supervisor.EngineMultiStage]
+	if len(st.Engines) != 2 || ss.FloorShare+ms.FloorShare != int64(st.Floor) || ms.FloorShare == 0 ||
+		ss.ProbesSucceeded+ms.ProbesSucceeded != st.ProbesSucceeded || ms.ProbesSucceeded == 0 {
+		t.Errorf("/status engines = %+v (floor %d, %d successful probes): want both engines, the floor split "+
+			"between them, every success counted once, multi-stage probes answered", st.Engines, st.Floor, st.ProbesSucceeded)
 	}
 	if on.failures+on.timeouts > 0 {
 		t.Errorf("with the sidecar, %d of %d MSE queries sent after /readyz 200 failed or timed out:\n  %s",

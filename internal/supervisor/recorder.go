@@ -54,10 +54,7 @@ func (r Recorder) Probed(e prober.ProbeEvent) {
 		return
 	}
 	ok := e.Result.Class == pinot.Success
-	engine := EngineSingleStage
-	if e.MultiStage {
-		engine = EngineMultiStage
-	}
+	engine := engineLabel(e.MultiStage)
 	if ok {
 		r.M.Probes.WithLabelValues(ResultSuccess, engine).Inc()
 	} else {
@@ -73,6 +70,7 @@ func (r Recorder) Probed(e prober.ProbeEvent) {
 			s.LastError = e.Result.Message
 		}
 		s.LastProbeMs = float64(e.Latency.Microseconds()) / 1000
+		s.engineProbed(e.MultiStage, ok)
 	})
 }
 

@@ -49,6 +49,9 @@ type Status struct {
 	// the run found of it; ShapeFallbacks are legs kept on LIMIT 1, and why.
 	MultiStage     *prober.Engine    `json:"multi_stage,omitempty"`
 	ShapeFallbacks map[string]string `json:"shape_fallbacks,omitempty"`
+	// Engines is each probed engine's progress toward its share of the floor,
+	// keyed single_stage / multi_stage; absent before the plan.
+	Engines map[string]EngineStatus `json:"engines,omitempty"`
 }
 
 // LatencyWindow is how many probes the first/last medians cover.
@@ -120,6 +123,7 @@ func (b *StatusBoard) Snapshot(g *gatehttp.Gate) Status {
 	s.UncoveredServers = slices.Clone(b.s.UncoveredServers)
 	s.DroppedTables = slices.Clone(b.s.DroppedTables)
 	s.ShapeFallbacks = maps.Clone(b.s.ShapeFallbacks)
+	s.Engines = enginesSnapshot(b.s.Engines)
 	s.DroppedQueries = append([]Dropped(nil), b.s.DroppedQueries...)
 	s.Shapes = append([]ShapeStatus{}, b.s.Shapes...)
 	if b.s.JIT != nil {

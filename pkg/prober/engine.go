@@ -190,6 +190,7 @@ func (r *run) setMSEShare(live []string) {
 		share = float64(r.multiStageCount(live)) / float64(len(live))
 	}
 	r.mseShare.Store(math.Float64bits(share))
+	r.floorsTold()
 }
 
 func (r *run) multiStageShare() float64 { return math.Float64frombits(r.mseShare.Load()) }

@@ -2,6 +2,7 @@ package prober
 
 import (
 	"context"
+	"math"
 	"sync"
 	"testing"
 	"time"
@@ -78,6 +79,18 @@ func TestSingleStageProbesDoNotWaitForTheEngine(t *testing.T) {
 	if len(rec.plans) != 1 {
 		t.Errorf("%d plans reported, want 1", len(rec.plans))
 	}
+	// The observer heard the floor's split by the plan's queries: both engines
+	// have a share, the multi-stage one rounded up, and together they are the floor.
+	mse := 0
+	for _, q := range rec.plans[0].Queries {
+		if sqltext.MultiStage(q) {
+			mse++
+		}
+	}
+	want := int64(math.Ceil(40 * float64(mse) / float64(len(rec.plans[0].Queries))))
+	if n := len(rec.floors); n == 0 || rec.floors[n-1] != [2]int64{want, 40 - want} || mse == 0 {
+		t.Errorf("floors told %v, want last [%d %d] (%d of %d queries multi-stage)", rec.floors, want, 40-want, mse, len(rec.plans[0].Queries))
+	}
 }
 
 // A broker without the engine that answers the detection probe slowly: the run
@@ -114,5 +127,10 @@ func TestSlowBrokerWithoutTheEngineKeepsItsSingleStageProbes(t *testing.T) {
 	}
 	if n := len(rec.plans); n != 2 || rec.plans[n-1].Engine.MultiStage || len(rec.plans[n-1].Queries) != len(rep.Plan.Queries) {
 		t.Errorf("plans reported: %d; want the first, then the one without multi-stage probes", n)
+	}
+	// The floor was split while the engine was unknown, then given wholly to the
+	// single-stage engine.
+	if n := len(rec.floors); n < 2 || rec.floors[0][0] == 0 || rec.floors[n-1] != [2]int64{0, 20} {
+		t.Errorf("floors told %v, want a multi-stage share first and [0 20] last", rec.floors)
 	}
 }

@@ -21,6 +21,13 @@ type recorder struct {
 	jitErrs []error
 	warm    []engineWarm
 	engines []Engine
+	floors  [][2]int64 // multi-stage, single-stage
+}
+
+func (r *recorder) EngineFloors(multiStage, singleStage int64) {
+	r.mu.Lock()
+	r.floors = append(r.floors, [2]int64{multiStage, singleStage})
+	r.mu.Unlock()
 }
 
 func (r *recorder) EngineFound(e Engine) {

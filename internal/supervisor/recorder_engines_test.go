@@ -1,0 +1,79 @@
+package supervisor
+
+import (
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/pinot"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober"
+)
+
+func (f *fixture) status(t *testing.T) Status {
+	t.Helper()
+	_, body := f.get("/status")
+	var s Status
+	if err := json.Unmarshal([]byte(body), &s); err != nil {
+		t.Fatalf("/status: %v\n%s", err, body)
+	}
+	return s
+}
+
+func probe(multiStage, ok bool) prober.ProbeEvent {
+	res := pinot.Result{Class: pinot.Success}
+	if !ok {
+		res = pinot.Result{Class: pinot.Transient, Message: "probe timed out"}
+	}
+	return prober.ProbeEvent{SQL: "q", Step: prober.StepProbe, Result: res, Latency: time.Millisecond, MultiStage: multiStage}
+}
+
+// /status says, per engine, how far the run is toward that engine's share of the
+// floor, and which engine lends its workers: which engine a closed gate waits for.
+func TestStatusShowsEachEnginesProgress(t *testing.T) {
+	f := newFixture(t)
+	obs := prober.Observers{Recorder{M: f.m, Board: f.board}}
+	now := time.Now()
+	f.board.StartRun(now, now.Add(15*time.Second))
+	if s := f.status(t); len(s.Engines) != 0 {
+		t.Errorf("before the plan: engines %+v, want none", s.Engines)
+	}
+
+	obs.EngineFloors(40, 60)
+	for range 60 {
+		obs.Probed(probe(false, true))
+	}
+	for range 3 {
+		obs.Probed(probe(true, true))
+	}
+	obs.Probed(probe(true, false))
+	obs.Probed(prober.ProbeEvent{Step: prober.StepNoScatter, Result: pinot.Result{Class: pinot.Success}})
+	obs.EngineWarm(false, 1)
+
+	got := f.status(t).Engines
+	want := map[string]EngineStatus{
+		EngineSingleStage: {ProbesSucceeded: 60, FloorShare: 60, ShareMet: true, WorkersLent: 1},
+		EngineMultiStage:  {ProbesSucceeded: 3, ProbesFailed: 1, FloorShare: 40},
+	}
+	if len(got) != 2 || got[EngineSingleStage] != want[EngineSingleStage] || got[EngineMultiStage] != want[EngineMultiStage] {
+		t.Errorf("engines %+v\nwant %+v", got, want)
+	}
+
+	// A dropped query moves the shares; an engine already probed stays, share 0.
+	obs.EngineFloors(0, 100)
+	got = f.status(t).Engines
+	if ms := got[EngineMultiStage]; ms.FloorShare != 0 || !ms.ShareMet || ms.ProbesSucceeded != 3 {
+		t.Errorf("multi_stage after its share went: %+v", ms)
+	}
+	if ss := got[EngineSingleStage]; ss.FloorShare != 100 || ss.ShareMet {
+		t.Errorf("single_stage with the whole floor: %+v, want 60 of 100, not met", ss)
+	}
+
+	// The next run starts with no engine; one never probed leaves with its share.
+	f.board.StartRun(now, now.Add(15*time.Second))
+	obs.EngineFloors(40, 60)
+	obs.EngineFloors(0, 100)
+	got = f.status(t).Engines
+	if _, has := got[EngineMultiStage]; has || got[EngineSingleStage].FloorShare != 100 || got[EngineSingleStage].ProbesSucceeded != 0 {
+		t.Errorf("second run, broker without the engine: engines %+v, want single_stage only, 0 of 100", got)
+	}
+}

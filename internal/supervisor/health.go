@@ -51,12 +51,24 @@ func healthVerdict(h pinot.Health, err error) (ok bool, reason string, _ error) 
 	return false, fmt.Sprintf("broker /health answered HTTP %d: %s", h.Status, h.Body), nil
 }
 
-// waitHealthy polls /health with backoff until 200. False when ctx ended.
-func (s *Supervisor) waitHealthy(ctx context.Context) bool {
+// waitHealthy polls /health with backoff until 200. False when ctx ended. With
+// warmEarly, the broker-only queries of early.go are sent meanwhile, until a
+// /health poll goes unanswered in time: they must never be what delays seeing
+// the broker healthy (the budget starts there).
+func (s *Supervisor) waitHealthy(ctx context.Context, warmEarly bool) bool {
 	b := backoff.Doubling{Min: 100 * time.Millisecond, Max: s.WaitMax}
+	var e *early
+	if warmEarly {
+		e = s.startEarly(ctx)
+	}
+	defer func() { e.stop(s) }()
 	for {
-		if s.check(ctx) == pollOK {
+		switch s.check(ctx) {
+		case pollOK:
 			return true
+		case pollSlow:
+			e.stop(s)
+			e = nil
 		}
 		if !s.Sleep(ctx, b.Next()) {
 			return false

@@ -11,7 +11,7 @@ import (
 // warmup bounded by the budget: the `once` subcommand for VMs and hooks.
 func (s *Supervisor) Once(ctx, waitCtx context.Context) (prober.Report, error) {
 	s.defaults()
-	if !s.waitHealthy(waitCtx) {
+	if !s.waitHealthy(waitCtx, s.Opts.Enabled) {
 		if ctx.Err() != nil {
 			return prober.Report{}, ctx.Err()
 		}

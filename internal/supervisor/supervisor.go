@@ -109,7 +109,7 @@ func (s *Supervisor) Run(ctx context.Context) error {
 	for ctx.Err() == nil {
 		s.phase(gatehttp.PhaseWaiting, "waiting for the broker's /health to answer 200")
 		s.Gate.Close()
-		if !s.waitHealthy(ctx) {
+		if !s.waitHealthy(ctx, s.Opts.Enabled && (!warmedOnce || s.Opts.Rearm)) {
 			return nil
 		}
 		lt = s.converged(ctx, lt)

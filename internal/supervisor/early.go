@@ -1,0 +1,97 @@
+package supervisor
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/backoff"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/pinot"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober"
+)
+
+// early warms the broker's planners while the sidecar waits for /health 200: a
+// Pinot broker serves its query endpoint seconds before it joins Helix and
+// reports healthy (BaseBrokerStarter starts the admin API first; ~2.6 s on the
+// study's cluster), and on a cold JVM the multi-stage engine's first SELECT 1
+// takes 3–6 s (class loading and planning). Sent then, it costs the budget
+// nothing. Only broker-only queries (no table, no server), one at a time, from
+// the start of the wait, so the first reaches the query endpoint as soon as it
+// listens; a refused one is tried again after 50 ms doubling to 250 ms, as often
+// as a kubelet's probes at most. Their answers judge nothing: the run's own
+// detection still decides.
+type early struct {
+	cancel   context.CancelFunc
+	g        errgroup.Group
+	sent     atomic.Int64
+	answered atomic.Int64 // an HTTP answer of any kind: the endpoint listened
+	mseOK    atomic.Bool
+}
+
+// startEarly starts sending the broker-only queries until stop.
+func (s *Supervisor) startEarly(ctx context.Context) *early {
+	ctx, cancel := context.WithCancel(ctx)
+	e := &early{cancel: cancel}
+	queries := []string{prober.NoScatterSQL}
+	if s.Opts.Settings.MultiStage != prober.EngineOff {
+		queries = []string{prober.MultiStageSQL, prober.NoScatterSQL}
+	}
+	timeout := s.Opts.Settings.ProbeTimeout
+	if timeout <= 0 {
+		timeout = 5 * time.Second
+	}
+	e.g.Go(func() (err error) {
+		// A bug in the probe path ends the early queries, never the sidecar:
+		// the run's own probes meet the same bug and report it.
+		defer func() {
+			if v := recover(); v != nil {
+				err = fmt.Errorf("early queries panicked: %v", v)
+			}
+		}()
+		wait := backoff.Doubling{Min: 50 * time.Millisecond, Max: 250 * time.Millisecond}
+		for i := 0; ctx.Err() == nil; i++ {
+			sql := queries[i%len(queries)]
+			e.sent.Add(1)
+			res := s.Broker.Query(ctx, pinot.Query{SQL: sql, Timeout: timeout, ClientQueryID: pinot.ProbeIDPrefix + "early"})
+			if ctx.Err() != nil {
+				return nil
+			}
+			if res.HTTPStatus > 0 {
+				e.answered.Add(1)
+			}
+			if res.Class != pinot.Success {
+				i-- // the same query again: the multi-stage one matters most
+				wait.Sleep(ctx)
+				continue
+			}
+			if res.MultiStage {
+				e.mseOK.Store(true)
+			}
+			wait.Reset()
+		}
+		return nil
+	})
+	return e
+}
+
+// stop ends the early queries (one in flight is cut: the broker finishes its
+// planning anyway) and says what they did when the broker listened to any. A
+// nil early is stopped already.
+func (e *early) stop(s *Supervisor) {
+	if e == nil {
+		return
+	}
+	e.cancel()
+	if err := e.g.Wait(); err != nil {
+		s.Log.Error("queries before /health 200 (early warmup) stopped", "err", err)
+		return
+	}
+	if e.answered.Load() == 0 && e.sent.Load() <= 1 {
+		return // a broker healthy at once, or one that never listened: nothing to say
+	}
+	s.Log.Info("queries before /health 200 (early warmup)", "sent", e.sent.Load(), "answered", e.answered.Load(),
+		"multi_stage_answered", e.mseOK.Load())
+}

@@ -1,0 +1,137 @@
+package supervisor
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/gatehttp"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/pinot"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober"
+)
+
+// sentLog wraps the supervisor's broker and notes every query it sends, with
+// the gate's phase at that moment.
+type sentLog struct {
+	Broker
+	gate *gatehttp.Gate
+	mu   sync.Mutex
+	sent []sentQuery
+}
+
+type sentQuery struct {
+	sql, id string
+	phase   gatehttp.Phase
+}
+
+func (l *sentLog) Query(ctx context.Context, q pinot.Query) pinot.Result {
+	l.mu.Lock()
+	l.sent = append(l.sent, sentQuery{q.SQL, q.ClientQueryID, l.gate.Phase()})
+	l.mu.Unlock()
+	return l.Broker.Query(ctx, q)
+}
+
+// early returns the early queries sent, and how many were sent once the run began.
+func (l *sentLog) early() (sqls []string, late int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, q := range l.sent {
+		if q.id != pinot.ProbeIDPrefix+"early" {
+			continue
+		}
+		sqls = append(sqls, q.sql)
+		if q.phase != gatehttp.PhaseWaiting {
+			late++
+		}
+	}
+	return sqls, late
+}
+
+func logSentQueries(h *harness) *sentLog {
+	l := &sentLog{Broker: h.sup.Broker, gate: h.sup.Gate}
+	h.sup.Broker = l
+	return l
+}
+
+// A broker that answers HTTP but not yet /health 200 (Pinot's query API starts
+// before the broker joins Helix) gets the broker-only queries of both engines
+// meanwhile, none once it is healthy, and the run still warms it as usual.
+func TestEarlyQueriesWhileTheBrokerStarts(t *testing.T) {
+	h := newHarness(t, Options{Enabled: true, Budget: 5 * time.Second, Rearm: true, Settings: prober.Settings{MinIterations: 30}})
+	sent := logSentQueries(h)
+	h.broker.SetStatus("STARTING")
+	h.start(t)
+	waitFor(t, 5*time.Second, "early queries of both engines", func() bool {
+		return h.broker.QueriesOf(prober.MultiStageSQL) >= 2 && h.broker.QueriesOf(prober.NoScatterSQL) >= 2
+	})
+	if h.sup.Gate.IsOpen() || h.sup.Gate.Phase() != gatehttp.PhaseWaiting {
+		t.Fatalf("phase %s, open %v while the broker is STARTING", h.sup.Gate.Phase(), h.sup.Gate.IsOpen())
+	}
+	h.broker.SetStatus("GOOD")
+	waitFor(t, 5*time.Second, "warm", h.sup.Gate.IsOpen)
+
+	sqls, late := sent.early()
+	if late != 0 {
+		t.Errorf("%d early queries sent after the broker turned healthy", late)
+	}
+	for _, q := range sqls {
+		if q != prober.MultiStageSQL && q != prober.NoScatterSQL {
+			t.Errorf("early query %q: want only the broker-only queries", q)
+		}
+	}
+	if !strings.Contains(h.logs.String(), `"msg":"queries before /health 200 (early warmup)"`) {
+		t.Errorf("log:\n%s\nwant the early warmup's summary", h.logs.String())
+	}
+	if h.runs(prober.OutcomeWarm) != 1 {
+		t.Errorf("warm runs = %v, want 1", h.runs(prober.OutcomeWarm))
+	}
+}
+
+// With the multi-stage engine off, the early queries leave it alone too.
+func TestEarlyQueriesKeepTheEngineSetting(t *testing.T) {
+	h := newHarness(t, Options{Enabled: true, Budget: 5 * time.Second, Rearm: true,
+		Settings: prober.Settings{MinIterations: 30, MultiStage: prober.EngineOff}})
+	sent := logSentQueries(h)
+	h.broker.SetStatus("STARTING")
+	h.start(t)
+	waitFor(t, 5*time.Second, "early queries", func() bool { return h.broker.QueriesOf(prober.NoScatterSQL) >= 3 })
+	h.broker.SetStatus("GOOD")
+	waitFor(t, 5*time.Second, "warm", h.sup.Gate.IsOpen)
+	if sqls, _ := sent.early(); len(sqls) < 3 || h.broker.QueriesOf(prober.MultiStageSQL) != 0 {
+		t.Errorf("early queries %q and %d multi-stage queries: want single-stage SELECT 1 only", sqls, h.broker.QueriesOf(prober.MultiStageSQL))
+	}
+}
+
+// A broker still starting refuses connections: the early queries are tried
+// again after a short wait, not in a tight loop, and reach the query endpoint
+// as soon as it listens.
+func TestEarlyQueriesReachTheBrokerAsSoonAsItListens(t *testing.T) {
+	h := newHarness(t, Options{Enabled: true, Budget: 5 * time.Second, Rearm: true, Settings: prober.Settings{MinIterations: 30}})
+	sent := logSentQueries(h)
+	h.broker.Down()
+	h.broker.SetStatus("STARTING")
+	t0 := time.Now()
+	h.start(t)
+	time.Sleep(time.Second)
+	tries, _ := sent.early()
+	// 50 ms doubling to 250 ms: 7–8 tries in a second; a loop without a wait makes thousands.
+	if n := len(tries); n == 0 || n > 2+int(time.Since(t0)/(100*time.Millisecond)) {
+		t.Errorf("%d early tries in %v against a refusing broker: want a few, spaced out", n, time.Since(t0).Round(time.Millisecond))
+	}
+	if h.broker.Queries() != 0 {
+		t.Fatalf("a down broker answered %d queries", h.broker.Queries())
+	}
+	if err := h.broker.Up(); err != nil {
+		t.Fatal(err)
+	}
+	took := waitFor(t, 2*time.Second, "the multi-stage SELECT 1 answered once the broker listens",
+		func() bool { return h.broker.QueriesOf(prober.MultiStageSQL) >= 1 })
+	t.Logf("first early query answered %v after the broker listened", took.Round(time.Millisecond))
+	h.broker.SetStatus("GOOD")
+	waitFor(t, 5*time.Second, "warm", h.sup.Gate.IsOpen)
+	if _, late := sent.early(); late != 0 {
+		t.Errorf("%d early queries sent after the broker turned healthy", late)
+	}
+}

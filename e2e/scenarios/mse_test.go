@@ -5,6 +5,7 @@ package scenarios
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -19,6 +20,9 @@ import (
 // they fail ("Timed out while planning query") or time out while Calcite's classes load and
 // the planner compiles. Each query carries the 1 s as its own timeoutMs, as the issue's
 // clients did, and the client gives up at 1 s too.
+// earlyLine is the sidecar's summary of its queries before /health 200.
+var earlyLine = regexp.MustCompile(`"msg":"queries before /health 200 \(early warmup\)","sent":(\d+),"answered":(\d+),"multi_stage_answered":(true|false)`)
+
 const (
 	mseTimeout = time.Second
 	mseQueries = 20 // sent one after another, cycling through mseShapes
@@ -131,6 +135,15 @@ func TestColdMultiStageQueriesFailWithoutTheSidecarNotWithIt(t *testing.T) {
 	t.Logf("MEASURE #18110 on Pinot %s, %d MSE queries with a 1 s timeout: without the sidecar (after /health 200) %s; "+
 		"with the sidecar (after /readyz 200, %.1f s after start; warmup %s in %.1f s, %d probes: %s) %s",
 		pinot.PinotVersion(), mseQueries, off, took.Seconds(), st.Outcome, st.DurationSeconds, st.ProbesSucceeded, st.ExitReason, on)
+
+	// The sidecar started while the broker restarted (as in a restarted pod): its
+	// broker-only queries went out while it waited for /health 200 (early.go).
+	if m := earlyLine.FindStringSubmatch(p.Logs()); m == nil {
+		t.Errorf("no early warmup line in the sidecar's log, though it started while the broker restarted:\n%s", p.Logs())
+	} else {
+		t.Logf("MEASURE early warmup on Pinot %s: %s broker-only queries sent before /health 200 (retries of refused ones included), "+
+			"%s answered, multi-stage answered %s", pinot.PinotVersion(), m[1], m[2], m[3])
+	}
 
 	// What the run found of the engine reaches /status even when the plan was
 	// reported before the engine's first answer (the usual case on a cold broker).

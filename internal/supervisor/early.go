@@ -63,7 +63,9 @@ func (s *Supervisor) startEarly(ctx context.Context) *early {
 				e.answered.Add(1)
 			}
 			if res.Class != pinot.Success {
-				i-- // the same query again: the multi-stage one matters most
+				if res.HTTPStatus == 0 {
+					i-- // not heard (refused, timed out): the same query again
+				}
 				wait.Sleep(ctx)
 				continue
 			}

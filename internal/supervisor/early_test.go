@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/warmup-sidecar/warmup-sidecar/internal/fakepinot"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/gatehttp"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/pinot"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober"
@@ -134,4 +135,21 @@ func TestEarlyQueriesReachTheBrokerAsSoonAsItListens(t *testing.T) {
 	if _, late := sent.early(); late != 0 {
 		t.Errorf("%d early queries sent after the broker turned healthy", late)
 	}
+}
+
+// A broker whose multi-stage engine refuses (disabled) still gets the
+// single-stage SELECT 1 early: an answered failure moves on to the next query.
+func TestEarlyQueriesGoOnPastARefusingEngine(t *testing.T) {
+	h := newHarness(t, Options{Enabled: true, Budget: 5 * time.Second, Rearm: true, Settings: prober.Settings{MinIterations: 30}})
+	h.broker.SetAnswer(func(sql string) (int, string) {
+		if sql == prober.MultiStageSQL {
+			return 200, fakepinot.Error(200, "QueryExecutionError", "multi-stage engine is disabled")
+		}
+		return 200, fakepinot.OK(0)
+	})
+	h.broker.SetStatus("STARTING")
+	h.start(t)
+	waitFor(t, 5*time.Second, "the single-stage SELECT 1 after the engine's refusals", func() bool {
+		return h.broker.QueriesOf(prober.NoScatterSQL) >= 2
+	})
 }

@@ -3,6 +3,7 @@ package supervisor
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"sync/atomic"
 	"time"
 
@@ -24,6 +25,7 @@ import (
 // as a kubelet's probes at most. Their answers judge nothing: the run's own
 // detection still decides.
 type early struct {
+	log      *slog.Logger
 	cancel   context.CancelFunc
 	g        errgroup.Group
 	sent     atomic.Int64
@@ -34,14 +36,14 @@ type early struct {
 // startEarly starts sending the broker-only queries until stop.
 func (s *Supervisor) startEarly(ctx context.Context) *early {
 	ctx, cancel := context.WithCancel(ctx)
-	e := &early{cancel: cancel}
+	e := &early{log: s.Log, cancel: cancel}
 	queries := []string{prober.NoScatterSQL}
 	if s.Opts.Settings.MultiStage != prober.EngineOff {
 		queries = []string{prober.MultiStageSQL, prober.NoScatterSQL}
 	}
 	timeout := s.Opts.Settings.ProbeTimeout
 	if timeout <= 0 {
-		timeout = 5 * time.Second
+		timeout = prober.DefaultProbeTimeout
 	}
 	e.g.Go(func() (err error) {
 		// A bug in the probe path ends the early queries, never the sidecar:
@@ -82,18 +84,18 @@ func (s *Supervisor) startEarly(ctx context.Context) *early {
 // stop ends the early queries (one in flight is cut: the broker finishes its
 // planning anyway) and says what they did when the broker listened to any. A
 // nil early is stopped already.
-func (e *early) stop(s *Supervisor) {
+func (e *early) stop() {
 	if e == nil {
 		return
 	}
 	e.cancel()
 	if err := e.g.Wait(); err != nil {
-		s.Log.Error("queries before /health 200 (early warmup) stopped", "err", err)
+		e.log.Error("queries before /health 200 (early warmup) stopped", "err", err)
 		return
 	}
 	if e.answered.Load() == 0 && e.sent.Load() <= 1 {
 		return // a broker healthy at once, or one that never listened: nothing to say
 	}
-	s.Log.Info("queries before /health 200 (early warmup)", "sent", e.sent.Load(), "answered", e.answered.Load(),
+	e.log.Info("queries before /health 200 (early warmup)", "sent", e.sent.Load(), "answered", e.answered.Load(),
 		"multi_stage_answered", e.mseOK.Load())
 }

@@ -61,13 +61,13 @@ func (s *Supervisor) waitHealthy(ctx context.Context, warmEarly bool) bool {
 	if warmEarly {
 		e = s.startEarly(ctx)
 	}
-	defer func() { e.stop(s) }()
+	defer func() { e.stop() }()
 	for {
 		switch s.check(ctx) {
 		case pollOK:
 			return true
 		case pollSlow:
-			e.stop(s)
+			e.stop()
 			e = nil
 		}
 		if !s.Sleep(ctx, b.Next()) {

@@ -95,3 +95,11 @@ const (
 	EngineSingleStage = "single_stage"
 	EngineMultiStage  = "multi_stage"
 )
+
+// engineLabel is the engine's name in metrics and /status.
+func engineLabel(multiStage bool) string {
+	if multiStage {
+		return EngineMultiStage
+	}
+	return EngineSingleStage
+}

@@ -83,11 +83,3 @@ func enginesSnapshot(in map[string]EngineStatus) map[string]EngineStatus {
 	}
 	return out
 }
-
-// engineLabel is the engine's name in metrics and /status.
-func engineLabel(multiStage bool) string {
-	if multiStage {
-		return EngineMultiStage
-	}
-	return EngineSingleStage
-}

@@ -9,9 +9,13 @@ import (
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober"
 )
 
+// status GETs /status (it must answer 200) and decodes it.
 func (f *fixture) status(t *testing.T) Status {
 	t.Helper()
-	_, body := f.get("/status")
+	code, body := f.get("/status")
+	if code != 200 {
+		t.Fatalf("/status answered %d", code)
+	}
 	var s Status
 	if err := json.Unmarshal([]byte(body), &s); err != nil {
 		t.Fatalf("/status: %v\n%s", err, body)

@@ -122,14 +122,7 @@ func TestRecorderFeedsStatusAndMetrics(t *testing.T) {
 	rec.Probed(prober.ProbeEvent{Step: prober.StepNoScatter, Result: pinot.Result{Class: pinot.Success}})
 	rec.QueryDropped("SELECT x", "error 710: Unknown column")
 
-	code, body := f.get("/status")
-	if code != 200 {
-		t.Fatal(code)
-	}
-	var s Status
-	if err := json.Unmarshal([]byte(body), &s); err != nil {
-		t.Fatal(err)
-	}
+	s := f.status(t)
 	if s.Phase != gatehttp.PhaseWarming || s.ProbesSucceeded != 1 || s.ProbesFailed != 1 || s.NoScatterProbes != 1 ||
 		s.Floor != 100 || s.Tables[0] != "orders" || s.UncoveredServers[0] != "s2" ||
 		!strings.Contains(s.LastError, "427") || len(s.DroppedQueries) != 1 || s.BudgetLeftSecond <= 14 || s.Run != 1 {
@@ -260,11 +253,7 @@ func TestEngineFoundAfterThePlanReachesStatusAndLog(t *testing.T) {
 	obs.Planned(prober.Plan{Custom: true, Queries: []string{"q1"}, Engine: prober.Engine{MultiStage: true, Found: "not known yet"}})
 	obs.EngineFound(prober.Engine{MultiStage: true, Found: "the broker serves the multi-stage engine"})
 
-	_, body := f.get("/status")
-	var s Status
-	if err := json.Unmarshal([]byte(body), &s); err != nil {
-		t.Fatal(err)
-	}
+	s := f.status(t)
 	if s.MultiStage == nil || !s.MultiStage.MultiStage || s.MultiStage.Found != "the broker serves the multi-stage engine" {
 		t.Errorf("status multi_stage = %+v, want what the engine's answer showed", s.MultiStage)
 	}

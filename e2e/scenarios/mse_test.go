@@ -14,6 +14,7 @@ import (
 	"github.com/warmup-sidecar/warmup-sidecar/e2e/cluster"
 	"github.com/warmup-sidecar/warmup-sidecar/e2e/coldstart"
 	"github.com/warmup-sidecar/warmup-sidecar/internal/supervisor"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/shapes"
 )
 
 // The first multi-stage queries on a cold broker (apache/pinot#18110): with a 1 s timeout
@@ -158,6 +159,13 @@ func TestColdMultiStageQueriesFailWithoutTheSidecarNotWithIt(t *testing.T) {
 		ss.ProbesSucceeded+ms.ProbesSucceeded != st.ProbesSucceeded || ms.ProbesSucceeded == 0 {
 		t.Errorf("/status engines = %+v (floor %d, %d successful probes): want both engines, the floor split "+
 			"between them, every success counted once, multi-stage probes answered", st.Engines, st.Floor, st.ProbesSucceeded)
+	}
+	// The multi-stage shapes are judged together, as one engine (converge_pool.go);
+	// each single-stage shape on its own.
+	for _, sh := range st.Shapes {
+		if sh.Pooled != strings.HasPrefix(sh.Shape, shapes.MultiStagePrefix) {
+			t.Errorf("/status shape %s pooled = %v: want the multi-stage shapes (and only them) judged together", sh.Shape, sh.Pooled)
+		}
 	}
 	if on.failures+on.timeouts > 0 {
 		t.Errorf("with the sidecar, %d of %d MSE queries sent after /readyz 200 failed or timed out:\n  %s",

@@ -22,7 +22,7 @@ func (r Recorder) Planned(p prober.Plan) {
 	if p.Coverage != nil {
 		r.M.SetUncovered(len(p.Coverage.Uncovered))
 	}
-	r.planShapes(p.ShapeNames())
+	r.planShapes(p.ShapeNames(), p.MultiStageShapes())
 	r.Board.Update(func(s *Status) {
 		s.Tables = prober.TableNames(p.Tables)
 		s.Queries = slices.Clone(p.Queries)

@@ -2,6 +2,7 @@ package supervisor
 
 import (
 	"encoding/json"
+	"slices"
 	"testing"
 	"time"
 
@@ -79,5 +80,24 @@ func TestStatusShowsEachEnginesProgress(t *testing.T) {
 	got = f.status(t).Engines
 	if _, has := got[EngineMultiStage]; has || got[EngineSingleStage].FloorShare != 100 || got[EngineSingleStage].ProbesSucceeded != 0 {
 		t.Errorf("second run, broker without the engine: engines %+v, want single_stage only, 0 of 100", got)
+	}
+}
+
+// /status marks the multi-stage shapes as judged together from the plan on,
+// before any of their windows closed.
+func TestStatusMarksTheMultiStageShapesPooled(t *testing.T) {
+	f := newFixture(t)
+	rec := Recorder{M: f.m, Board: f.board}
+	now := time.Now()
+	f.board.StartRun(now, now.Add(15*time.Second))
+	rec.Planned(prober.Plan{Queries: []string{"SELECT 1 FROM t", "SET useMultistageEngine=true; SELECT 1 FROM t"},
+		Shapes: []string{"agg", "mse_agg"}})
+	want := []ShapeStatus{{Shape: "agg"}, {Shape: "mse_agg", Pooled: true}}
+	if got := f.status(t).Shapes; !slices.Equal(got, want) {
+		t.Errorf("shapes %+v, want %+v", got, want)
+	}
+	rec.ShapeWindow(prober.ShapeState{Shape: "mse_agg", Probes: 2, Latest: 40 * time.Millisecond, Best: 40 * time.Millisecond, Pooled: true})
+	if got := f.status(t).Shapes[1]; !got.Pooled || got.LatestMs != 40 {
+		t.Errorf("mse_agg after its engine's window: %+v", got)
 	}
 }

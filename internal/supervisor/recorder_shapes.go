@@ -1,6 +1,7 @@
 package supervisor
 
 import (
+	"slices"
 	"time"
 
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober"
@@ -14,6 +15,8 @@ type ShapeStatus struct {
 	BestMs    float64 `json:"best_window_median_ms"`
 	InARow    int     `json:"windows_in_a_row"`
 	Converged bool    `json:"converged"`
+	// Pooled: judged with the other multi-stage shapes, as one engine.
+	Pooled bool `json:"pooled,omitempty"`
 }
 
 // JITStatus is the broker JVM's compile-rate signal in /status.
@@ -67,13 +70,13 @@ func (r Recorder) JITUnavailable(err error) {
 }
 
 // planShapes starts a run's shape series and /status entries afresh.
-func (r Recorder) planShapes(shapes []string) {
+func (r Recorder) planShapes(shapes, pooled []string) {
 	r.M.shapeLatency.Reset()
 	r.M.shapeConverged.Reset()
 	list := make([]ShapeStatus, len(shapes))
 	for i, s := range shapes {
 		r.M.shapeConverged.WithLabelValues(s).Set(0)
-		list[i] = ShapeStatus{Shape: s}
+		list[i] = ShapeStatus{Shape: s, Pooled: slices.Contains(pooled, s)}
 	}
 	r.Board.Update(func(st *Status) { st.Shapes = list })
 }
@@ -89,7 +92,7 @@ func (m *Metrics) setShape(s prober.ShapeState) {
 
 func shapeStatus(s prober.ShapeState) ShapeStatus {
 	return ShapeStatus{Shape: s.Shape, Probes: s.Probes, LatestMs: durationMs(s.Latest), BestMs: durationMs(s.Best),
-		InARow: s.InARow, Converged: s.Converged}
+		InARow: s.InARow, Converged: s.Converged, Pooled: s.Pooled}
 }
 
 func durationMs(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

@@ -69,6 +69,8 @@ type ShapeState struct {
 	// InARow counts the flat windows in a row ending with the latest.
 	InARow    int
 	Converged bool
+	// Pooled: the shape's windows and verdict are its engine's (converge_pool.go).
+	Pooled bool
 }
 
 // Tracker applies a ConvergeRule to every shape of a run. It does no I/O and is
@@ -86,6 +88,7 @@ type shapeTrack struct {
 	ref      time.Duration // median of the window the current flat run is measured against
 	window   []time.Duration
 	required bool
+	pool     *pool // non-nil: the shape's windows are its pool's (converge_pool.go)
 }
 
 // NewTracker tracks the given shapes, all required for Converged.
@@ -110,39 +113,53 @@ func (t *Tracker) track(shape string) *shapeTrack {
 }
 
 // Observe adds one probe. Failed probes say nothing about warmth and are not
-// counted. It returns the shape's state and whether this probe closed a window.
-func (t *Tracker) Observe(shape string, latency time.Duration, ok bool) (ShapeState, bool) {
+// counted. It returns the states of the shapes whose window this probe closed:
+// none, the shape's own, or (a pooled shape) every shape of its pool.
+func (t *Tracker) Observe(shape string, latency time.Duration, ok bool) []ShapeState {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	st := t.track(shape)
 	if !ok {
-		return st.state, false
+		return nil
 	}
 	st.state.Probes++
+	if st.pool != nil {
+		return t.observePooled(st, latency)
+	}
 	st.window = append(st.window, latency)
 	if len(st.window) < t.rule.Window {
-		return st.state, false
+		return nil
 	}
-	t.closeWindow(st, median(st.window))
+	m := median(st.window)
 	st.window = st.window[:0]
-	return st.state, true
+	st.state.Latest = m
+	st.state.Best = minSet(st.state.Best, m)
+	st.ref, st.state.InARow = t.rule.next(st.ref, st.state.InARow, m)
+	st.state.Converged = st.state.InARow >= t.rule.Windows
+	return []ShapeState{st.state}
 }
 
-func (t *Tracker) closeWindow(st *shapeTrack, m time.Duration) {
-	s := &st.state
-	s.Latest = m
+// next applies the rule to a window's median m, given the reference and the
+// flat windows in a row so far, and returns them after it.
+func (r ConvergeRule) next(ref time.Duration, inARow int, m time.Duration) (time.Duration, int) {
 	switch {
-	case s.Best == 0: // the first window has nothing to be flat against
-		st.ref, s.InARow, s.Best = m, 0, m
-	case m >= st.ref-t.rule.band(st.ref):
+	case ref == 0: // the first window has nothing to be flat against
+		return m, 0
+	case m >= ref-r.band(ref):
 		// Not below the band: latency has not fallen. A slower window (a GC
 		// pause, a busy server) is no sign of a cold path, so it counts too.
-		s.InARow++
+		return ref, inARow + 1
 	default: // still falling: start over from this window
-		st.ref, s.InARow = m, 0
+		return m, 0
 	}
-	s.Best = min(s.Best, m)
-	s.Converged = s.InARow >= t.rule.Windows
+}
+
+// minSet is the smaller of best and m, where a zero best is not set yet.
+func minSet(best, m time.Duration) time.Duration {
+	if best == 0 {
+		return m
+	}
+	return min(best, m)
 }
 
 // Drop stops requiring shape for Converged (its queries were all dropped).

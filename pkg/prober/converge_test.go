@@ -266,7 +266,7 @@ func TestTrackerWindowMediansAndFailures(t *testing.T) {
 	lats := []time.Duration{9 * ms, 1 * ms, 8 * ms, 2 * ms, 7 * ms, 3 * ms, 6 * ms, 4 * ms, 5 * ms, 500 * ms}
 	var closed int
 	for _, l := range lats {
-		if _, done := tr.Observe("q", l, true); done {
+		if closed1 := tr.Observe("q", l, true); len(closed1) == 1 {
 			closed++
 		}
 	}

@@ -3,6 +3,7 @@ package prober
 import (
 	"context"
 	"errors"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -212,5 +213,40 @@ func TestBadGeneratedShapesAreDropped(t *testing.T) {
 	// Each bad shape is sent until its first answer, not for the whole run.
 	if n := b.mse.Load(); n > int64(len(rec.dropped))*4+1 {
 		t.Errorf("the broker saw %d multi-stage queries for %d dropped shapes", n, len(rec.dropped))
+	}
+}
+
+// The multi-stage engine's share of the floor is capped at four passes over its
+// queries when single-stage queries share the plan (the rest falls to the
+// single-stage engine); a plan of multi-stage queries alone keeps the whole floor.
+func TestMultiStageFloorShareCappedAtFourPasses(t *testing.T) {
+	cases := []struct {
+		name         string
+		floor        int
+		mse, live    int // multi-stage queries, all live queries
+		wantMSE, sse int64
+	}{
+		{"the study's table: 13 of 23 queries", 300, 13, 23, 52, 248},
+		{"many multi-stage queries: the share is lower", 300, 60, 130, 139, 161},
+		{"multi-stage only", 300, 5, 5, 300, 0},
+		{"single-stage only", 300, 0, 9, 0, 300},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := &run{p: &Prober{}, s: Settings{MinIterations: c.floor}, mse: map[string]bool{}}
+			var live []string
+			for i := range c.live {
+				q := "q" + strconv.Itoa(i)
+				if i < c.mse {
+					r.mse[q] = true
+				}
+				live = append(live, q)
+			}
+			r.setMSEShare(live)
+			mse, sse := r.engineFloors()
+			if mse != c.wantMSE || sse != c.sse {
+				t.Errorf("floors (multi-stage, single-stage) = (%d, %d), want (%d, %d)", mse, sse, c.wantMSE, c.sse)
+			}
+		})
 	}
 }

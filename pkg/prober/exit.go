@@ -63,13 +63,19 @@ func (r *run) reason(o Outcome) string {
 	return "budget ran out with " + strings.Join(missing, "; ")
 }
 
-// unsettled names the shapes not yet converged, with how far each got.
+// unsettled names the shapes not yet converged, with how far each got; the
+// pooled (multi-stage) shapes once, as their engine.
 func (r *run) unsettled() string {
 	var out []string
 	need := r.conv.Rule().Windows
+	pooled := 0
 	for _, s := range r.conv.States() {
 		switch {
 		case s.Converged:
+		case s.Pooled:
+			if pooled++; pooled == 1 {
+				out = append(out, fmt.Sprintf("the multi-stage shapes together (%d of %d flat windows)", s.InARow, need))
+			}
 		case s.Best == 0:
 			out = append(out, fmt.Sprintf("%s (%d probes, no full window)", s.Shape, s.Probes))
 		default:
@@ -102,11 +108,10 @@ func nonEmpty(ss []string) []string {
 
 // converge feeds one floor probe to the shape's convergence.
 func (r *run) converge(sql string, lat time.Duration, ok bool) {
-	st, closed := r.conv.Observe(r.shapeOf[sql], lat, ok)
-	if !closed {
-		return
-	}
+	closed := r.conv.Observe(r.shapeOf[sql], lat, ok)
 	if so, isSO := r.p.Observer.(ShapeObserver); isSO {
-		so.ShapeWindow(st)
+		for _, st := range closed {
+			so.ShapeWindow(st)
+		}
 	}
 }

@@ -52,6 +52,7 @@ func TestReasonNamesTheConvergedShapes(t *testing.T) {
 func TestReasonNamesTheEngineShortOfItsShare(t *testing.T) {
 	r := &run{s: Settings{MinIterations: 300}}
 	r.mseShare.Store(math.Float64bits(0.5))
+	r.mseLive.Store(100) // four passes (400) are more than half the floor: the share stands
 	r.succeeded.Store(508)
 	r.mseSucceeded.Store(33)
 	want := "budget ran out with 33 of 150 multi-stage successful probes"
@@ -61,5 +62,19 @@ func TestReasonNamesTheEngineShortOfItsShare(t *testing.T) {
 	r.mseSucceeded.Store(150)
 	if got := r.reason(OutcomeBudgetExpired); got != "budget ran out" {
 		t.Errorf("reason %q with both engines at their share", got)
+	}
+}
+
+// The multi-stage shapes are judged together: the reason names them once, as
+// their engine, not each with the pool's count.
+func TestReasonNamesThePooledShapesOnce(t *testing.T) {
+	mse := []string{"mse_agg", "mse_join", "mse_window"}
+	r := &run{s: Settings{Exit: ExitConverged}, conv: NewTracker(ConvergeRule{}, append([]string{"agg"}, mse...))}
+	r.conv.Pool(mse)
+	feedRoundRobin(r.conv, shapeFeed{"agg", flat(40, 3*ms)},
+		shapeFeed{"mse_agg", flat(8, 30*ms)}, shapeFeed{"mse_join", flat(8, 90*ms)}, shapeFeed{"mse_window", flat(8, 60*ms)})
+	want := "budget ran out with latency not yet flat on the multi-stage shapes together (1 of 3 flat windows)"
+	if got := r.reason(OutcomeBudgetExpired); got != want {
+		t.Errorf("reason\n got %q\nwant %q", got, want)
 	}
 }

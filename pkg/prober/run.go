@@ -87,6 +87,7 @@ type run struct {
 	// The floor's split between engines (engine.go): set with the plan.
 	mse          map[string]bool // the plan's multi-stage queries (fixed once planned)
 	mseShare     atomic.Uint64   // float64 bits: the multi-stage share of the live queries
+	mseLive      atomic.Int64    // the live multi-stage queries (repeats included)
 	mseSucceeded atomic.Int64
 
 	panicked  atomic.Pointer[any] // first panic of a probe goroutine
@@ -147,6 +148,7 @@ func (r *run) do(ctx context.Context) Report {
 	r.shapeOf, r.shapes = plan.shapeIndex()
 	r.setMSEShare(plan.Queries)
 	r.conv = NewTracker(r.s.Converge, r.shapes)
+	r.conv.Pool(plan.MultiStageShapes()) // one engine's evidence (converge_pool.go)
 	r.pace = r.pacing(ctx, plan)
 	if plan.Custom {
 		return r.custom(ctx, plan)

@@ -1,6 +1,10 @@
 package prober
 
-import "strconv"
+import (
+	"strconv"
+
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/sqltext"
+)
 
 // ShapeLimit1 is the shape of the default probe, SELECT * ... LIMIT 1.
 const ShapeLimit1 = "limit1"
@@ -51,6 +55,20 @@ func (p Plan) shapeIndex() (map[string]string, []string) {
 func (p Plan) ShapeNames() []string {
 	_, shapes := p.shapeIndex()
 	return shapes
+}
+
+// MultiStageShapes lists the distinct shapes of the plan's multi-stage queries,
+// in order: the shapes a run judges together, as one engine (converge_pool.go).
+func (p Plan) MultiStageShapes() []string {
+	var out []string
+	seen := map[string]bool{}
+	for i, q := range p.Queries {
+		if s := p.ShapeOf(i); sqltext.MultiStage(q) && !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // shapesOf lists the distinct shapes of queries, in order.

@@ -13,7 +13,8 @@
 #
 # Environment:
 #   BENCH_MIX         query mix: builtin (default), dashboard, api or mse (multi-stage: Pinot >= 1.0)
-#   BENCH_RATE        arrival rate in QPS (default: calibrate on the warm broker with the mix)
+#   BENCH_RATE        arrival rate in QPS (default: calibrate on the warm broker with the mix;
+#                     given, the mix first warms the servers as calibration's first step does)
 #   BENCH_RESTARTS    restarts per arm of the full study (default 5)
 #   BENCH_BASE_PORT   first port of the study's cluster (default 29000; it uses 40 ports)
 #   BENCH_WORK_DIR    keep the cluster, broker GC, sidecar logs and per-query traces there

@@ -285,6 +285,8 @@ func (e *Env) Study(ctx context.Context, rate float64, calib *coldstart.Calibrat
 	if calib != nil {
 		s.Notes = append(s.Notes, calib.Note())
 		s.Calibration = calib
+	} else {
+		s.Notes = append(s.Notes, e.prewarmServers(ctx))
 	}
 	for _, a := range cfg.Arms {
 		s.Arms[a] = &coldstart.Arm{Sidecar: e.sidecarEnv(a)}

@@ -132,11 +132,18 @@ func (t *Tracker) Observe(shape string, latency time.Duration, ok bool) []ShapeS
 	}
 	m := median(st.window)
 	st.window = st.window[:0]
-	st.state.Latest = m
-	st.state.Best = minSet(st.state.Best, m)
-	st.ref, st.state.InARow = t.rule.next(st.ref, st.state.InARow, m)
-	st.state.Converged = st.state.InARow >= t.rule.Windows
+	var inARow int
+	st.ref, inARow = t.rule.next(st.ref, st.state.InARow, m)
+	st.state.closed(m, inARow, t.rule.Windows)
 	return []ShapeState{st.state}
+}
+
+// closed records a closed window: the shape's median in it and the flat
+// windows in a row after it, need of which mean converged.
+func (s *ShapeState) closed(m time.Duration, inARow, need int) {
+	s.Latest = m
+	s.Best = minSet(s.Best, m)
+	s.InARow, s.Converged = inARow, inARow >= need
 }
 
 // next applies the rule to a window's median m, given the reference and the

@@ -65,12 +65,11 @@ func (t *Tracker) observePooled(st *shapeTrack, latency time.Duration) []ShapeSt
 	p.ref, p.inARow = t.rule.next(p.ref, p.inARow, median(medians))
 	var closed []ShapeState
 	for _, m := range p.members {
+		own := m.state.Latest // a shape with no probe in this window keeps its last median
 		if ds := p.samples[m]; len(ds) > 0 {
-			m.state.Latest = median(ds)
-			m.state.Best = minSet(m.state.Best, m.state.Latest)
+			own = median(ds)
 		}
-		m.state.InARow = p.inARow
-		m.state.Converged = p.inARow >= t.rule.Windows
+		m.state.closed(own, p.inARow, t.rule.Windows)
 		if m.required {
 			closed = append(closed, m.state)
 		}

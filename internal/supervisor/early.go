@@ -19,11 +19,13 @@ import (
 // reports healthy (BaseBrokerStarter starts the admin API first; ~2.6 s on the
 // study's cluster), and on a cold JVM the multi-stage engine's first SELECT 1
 // takes 3–6 s (class loading and planning). Sent then, it costs the budget
-// nothing. Only broker-only queries (no table, no server), one at a time, from
-// the start of the wait, so the first reaches the query endpoint as soon as it
-// listens; a refused one is tried again after 50 ms doubling to 250 ms, as often
-// as a kubelet's probes at most. Their answers judge nothing: the run's own
-// detection still decides.
+// nothing. Only broker-only queries (no table, no server), each engine's on its
+// own, one at a time, from the start of the wait, so the first reaches the query
+// endpoint as soon as it listens, and the single-stage one is not held behind a
+// multi-stage one still planning (on a slow broker that planning outlasts the
+// whole wait); a refused one is tried again after 50 ms doubling to 250 ms, as
+// often as a kubelet's probes at most. Their answers judge nothing: the run's
+// own detection still decides.
 type early struct {
 	log      *slog.Logger
 	cancel   context.CancelFunc
@@ -31,6 +33,7 @@ type early struct {
 	sent     atomic.Int64
 	answered atomic.Int64 // an HTTP answer of any kind: the endpoint listened
 	mseOK    atomic.Bool
+	queries  int64 // how many queries go side by side
 }
 
 // startEarly starts sending the broker-only queries until stop.
@@ -45,40 +48,42 @@ func (s *Supervisor) startEarly(ctx context.Context) *early {
 	if timeout <= 0 {
 		timeout = prober.DefaultProbeTimeout
 	}
-	e.g.Go(func() (err error) {
-		// A bug in the probe path ends the early queries, never the sidecar:
-		// the run's own probes meet the same bug and report it.
-		defer func() {
-			if v := recover(); v != nil {
-				err = fmt.Errorf("early queries panicked: %v", v)
-			}
-		}()
-		wait := backoff.Doubling{Min: 50 * time.Millisecond, Max: 250 * time.Millisecond}
-		for i := 0; ctx.Err() == nil; i++ {
-			sql := queries[i%len(queries)]
-			e.sent.Add(1)
-			res := s.Broker.Query(ctx, pinot.Query{SQL: sql, Timeout: timeout, ClientQueryID: pinot.ProbeIDPrefix + "early"})
-			if ctx.Err() != nil {
-				return nil
-			}
-			if res.HTTPStatus > 0 {
-				e.answered.Add(1)
-			}
-			if res.Class != pinot.Success {
-				if res.HTTPStatus == 0 {
-					i-- // not heard (refused, timed out): the same query again
-				}
-				wait.Sleep(ctx)
-				continue
-			}
-			if res.MultiStage {
-				e.mseOK.Store(true)
-			}
-			wait.Reset()
-		}
-		return nil
-	})
+	e.queries = int64(len(queries))
+	for _, sql := range queries {
+		e.g.Go(func() error { return e.send(ctx, s.Broker, sql, timeout) })
+	}
 	return e
+}
+
+// send sends one broker-only query again and again until ctx ends.
+func (e *early) send(ctx context.Context, broker Broker, sql string, timeout time.Duration) (err error) {
+	// A bug in the probe path ends the early queries, never the sidecar: the
+	// run's own probes meet the same bug and report it.
+	defer func() {
+		if v := recover(); v != nil {
+			err = fmt.Errorf("early queries panicked: %v", v)
+		}
+	}()
+	wait := backoff.Doubling{Min: 50 * time.Millisecond, Max: 250 * time.Millisecond}
+	for ctx.Err() == nil {
+		e.sent.Add(1)
+		res := broker.Query(ctx, pinot.Query{SQL: sql, Timeout: timeout, ClientQueryID: pinot.ProbeIDPrefix + "early"})
+		if ctx.Err() != nil {
+			return nil
+		}
+		if res.HTTPStatus > 0 {
+			e.answered.Add(1)
+		}
+		if res.Class != pinot.Success {
+			wait.Sleep(ctx) // refused, timed out or refused by the engine: not in a tight loop
+			continue
+		}
+		if res.MultiStage {
+			e.mseOK.Store(true)
+		}
+		wait.Reset()
+	}
+	return nil
 }
 
 // stop ends the early queries (one in flight is cut: the broker finishes its
@@ -93,7 +98,7 @@ func (e *early) stop() {
 		e.log.Error("queries before /health 200 (early warmup) stopped", "err", err)
 		return
 	}
-	if e.answered.Load() == 0 && e.sent.Load() <= 1 {
+	if e.answered.Load() == 0 && e.sent.Load() <= e.queries {
 		return // a broker healthy at once, or one that never listened: nothing to say
 	}
 	e.log.Info("queries before /health 200 (early warmup)", "sent", e.sent.Load(), "answered", e.answered.Load(),

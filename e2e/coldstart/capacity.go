@@ -147,6 +147,10 @@ func Calibrate(ctx context.Context, cfg CalibrateConfig, mix Mix, send SendFunc,
 	if len(fractions) == 0 {
 		fractions = DefaultFractions
 	}
+	// Lowest first, whatever order they were given in: the search stops at the first
+	// share that fails, and the rate is the highest that passed (a list given highest
+	// first would otherwise end on its lowest passing share, or fall back to a failed one).
+	fractions = slices.Sorted(slices.Values(fractions))
 	limit := cfg.WarmP99LimitMs
 	if limit == 0 {
 		limit = DefaultWarmP99LimitMs

@@ -2,6 +2,7 @@ package coldstart
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -46,6 +47,26 @@ func TestCalibrateFindsCapacityAndTheHighestComfortableRate(t *testing.T) {
 	}
 }
 
+// --rate-fractions 0.7,0.6,0.5 (as the dashboard and api studies pass it) caps the search
+// at 70 %: tried lowest first, the rate is the highest share that passed.
+func TestCalibrateTriesFractionsLowestFirstWhateverTheirOrder(t *testing.T) {
+	cfg := CalibrateConfig{Levels: []int{1, 4, 8}, Step: 300 * time.Millisecond, Fractions: []float64{0.7, 0.6, 0.5}, WarmP99LimitMs: 1000}
+	c, err := Calibrate(t.Context(), cfg, testMix, twoCores(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tried []float64
+	for _, s := range c.OpenLoop {
+		tried = append(tried, s.Fraction)
+	}
+	if !slices.Equal(tried, []float64{0.5, 0.6, 0.7}) {
+		t.Errorf("fractions tried %v, want lowest first", tried)
+	}
+	if c.Fraction != 0.7 || c.Rate != RateFor(c.Capacity.QPS, 0.7) {
+		t.Errorf("rate %.0f QPS (%.0f%%), want the highest passing share, 70%% of %.0f", c.Rate, 100*c.Fraction, c.Capacity.QPS)
+	}
+}
+
 func TestCalibrateFallsBackLoudlyWhenNoRateIsComfortable(t *testing.T) {
 	slow := func(ctx context.Context, q Query) Answer {
 		select {
@@ -55,7 +76,7 @@ func TestCalibrateFallsBackLoudlyWhenNoRateIsComfortable(t *testing.T) {
 			return Answer{TimeUsedMs: -1}
 		}
 	}
-	cfg := CalibrateConfig{Levels: []int{2}, Step: 400 * time.Millisecond, Fractions: []float64{0.5, 0.9}, WarmP99LimitMs: 250}
+	cfg := CalibrateConfig{Levels: []int{2}, Step: 400 * time.Millisecond, Fractions: []float64{0.9, 0.5}, WarmP99LimitMs: 250}
 	c, err := Calibrate(t.Context(), cfg, testMix, slow, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -63,7 +84,7 @@ func TestCalibrateFallsBackLoudlyWhenNoRateIsComfortable(t *testing.T) {
 	if len(c.OpenLoop) != 1 || c.OpenLoop[0].Passed {
 		t.Errorf("open loop %+v: want one failing try and no higher one", c.OpenLoop)
 	}
-	if !c.Fallback || c.Rate != c.OpenLoop[0].Rate || !strings.Contains(c.Note(), "the LOWEST share tried") {
+	if !c.Fallback || c.Fraction != 0.5 || c.Rate != c.OpenLoop[0].Rate || !strings.Contains(c.Note(), "the LOWEST share tried") {
 		t.Errorf("want a loud fallback to the lowest rate; got fallback=%v rate=%v note %q", c.Fallback, c.Rate, c.Note())
 	}
 }

@@ -58,11 +58,9 @@ bench:
 	bash scripts/bench.sh
 
 # The same study on each other shipped mix → results/coldstart/<mix>.{json,md,png}. ~45 min each.
-# dashboard and api search at most 70% of warm capacity: at 90% the dashboard mix's cold
-# backlog never drained, OFF's warm window included (results/coldstart/README.md).
 bench-mixes:
-	BENCH_MIX=dashboard BENCH_ARGS="--rate-fractions 0.7,0.6,0.5 $$BENCH_ARGS" bash scripts/bench.sh
-	BENCH_MIX=api BENCH_ARGS="--rate-fractions 0.7,0.6,0.5 $$BENCH_ARGS" bash scripts/bench.sh
+	BENCH_MIX=dashboard bash scripts/bench.sh
+	BENCH_MIX=api bash scripts/bench.sh
 	BENCH_MIX=mse bash scripts/bench.sh
 
 # The same tool, 1 restart per arm and short windows: fails if the tool is broken.

@@ -111,8 +111,11 @@ type OpenLoopStep struct {
 	Passed   bool        `json:"passed"`
 }
 
-// DefaultFractions are the shares of the closed-loop capacity Calibrate tries, in order.
-var DefaultFractions = []float64{0.5, 0.6, 0.7, 0.8, 0.9}
+// DefaultFractions are the shares of the closed-loop capacity Calibrate tries, lowest first.
+// Capped at 70 %: at 80–90 % a warm broker still passed the calibration's 12 s step, but in the
+// study a cold restart's backlog never drained, warm windows included (the dashboard mix at 90 %
+// on 2026-12-01, the builtin and multi-stage mixes at 90 % on 2026-12-02), leaving nothing to compare.
+var DefaultFractions = []float64{0.5, 0.6, 0.7}
 
 // DefaultWarmP99LimitMs keeps a warm broker's queueing small against the 2 s timeout.
 const DefaultWarmP99LimitMs = 250
@@ -121,7 +124,7 @@ const DefaultWarmP99LimitMs = 250
 type CalibrateConfig struct {
 	Levels []int         // closed-loop client counts, e.g. 1, 2, 4, 8, 16, 32
 	Step   time.Duration // length of each closed-loop step; warming takes 3 steps, each open-loop try 2
-	// Fractions of the capacity to try open loop, in order (nil: DefaultFractions). A single
+	// Fractions of the capacity to try open loop, lowest first (nil: DefaultFractions). A single
 	// fraction fixes the rate (it is still checked).
 	Fractions      []float64
 	WarmP99LimitMs float64 // 0: DefaultWarmP99LimitMs

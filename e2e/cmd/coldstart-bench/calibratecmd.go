@@ -30,7 +30,7 @@ func calibrateCmd(ctx context.Context, args []string, stdout, stderr io.Writer, 
 	m.register(fs)
 	fs.Var(header, "header", "request header, \"Name: value\" (repeatable)")
 	fs.Var(&levels, "levels", "closed-loop client counts")
-	fs.Var(&fractions, "rate-fractions", "shares of the capacity tried open loop, in order; the rate is the highest a warm broker serves with no cancellation and p99 ≤ 250 ms")
+	fs.Var(&fractions, "rate-fractions", "shares of the capacity tried open loop, lowest first; the rate is the highest a warm broker serves with no cancellation and p99 ≤ 250 ms")
 	if code, ok := parse(fs, args, stderr); !ok {
 		return code
 	}

@@ -39,7 +39,7 @@ func studyCmd(ctx context.Context, args []string, stdout, stderr io.Writer, log 
 	m.register(fs)
 	fs.Var(sidecarEnv, "sidecar-env", "extra WARMUP_NAME=value for the ON arms' sidecar (repeatable)")
 	fs.Var(&levels, "calibration-levels", "closed-loop client counts of the calibration")
-	fs.Var(&fractions, "rate-fractions", "shares of the warm capacity tried open loop, in order; the rate is the highest a warm broker serves with no cancellation and p99 ≤ 250 ms")
+	fs.Var(&fractions, "rate-fractions", "shares of the warm capacity tried open loop, lowest first; the rate is the highest a warm broker serves with no cancellation and p99 ≤ 250 ms")
 	if code, ok := parse(fs, args, stderr); !ok {
 		return code
 	}

@@ -47,7 +47,7 @@ func TestCalibrateFindsCapacityAndTheHighestComfortableRate(t *testing.T) {
 	}
 }
 
-// --rate-fractions 0.7,0.6,0.5 (as the dashboard and api studies pass it) caps the search
+// --rate-fractions 0.7,0.6,0.5 (as the 2026-12-01 dashboard and api studies passed it) caps the search
 // at 70 %: tried lowest first, the rate is the highest share that passed.
 func TestCalibrateTriesFractionsLowestFirstWhateverTheirOrder(t *testing.T) {
 	cfg := CalibrateConfig{Levels: []int{1, 4, 8}, Step: 300 * time.Millisecond, Fractions: []float64{0.7, 0.6, 0.5}, WarmP99LimitMs: 1000}

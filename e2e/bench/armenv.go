@@ -12,7 +12,8 @@ import (
 // derives its own from the tables' schemas and never sees the mix. on_limit1 asks for
 // upstream's SELECT * ... LIMIT 1 probe. on_custom hands over one query per shape of the
 // mix, joined by ";" (the sidecar's splitter keeps each SET with the query after it).
-// on_single_stage keeps the defaults but probes the single-stage engine only.
+// on_single_stage keeps the defaults but probes the single-stage engine only. on_baseline is
+// on_default run by another build (Config.BaselineSidecar).
 func armEnv(arm string, base map[string]string, mix coldstart.Mix, extra map[string]string) map[string]string {
 	if arm == coldstart.ArmOff {
 		return nil

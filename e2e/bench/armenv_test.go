@@ -19,7 +19,7 @@ func TestArmEnv(t *testing.T) {
 		t.Errorf("off: env %v, want no sidecar", env)
 	}
 	// The sidecar's defaults and the LIMIT 1 arm never see the mix: no query, no table list.
-	for arm, want := range map[string]string{coldstart.ArmOnDefault: "", coldstart.ArmOnLimit1: "limit1"} {
+	for arm, want := range map[string]string{coldstart.ArmOnDefault: "", coldstart.ArmOnBaseline: "", coldstart.ArmOnLimit1: "limit1"} {
 		env := armEnv(arm, base, mix, nil)
 		if env["WARMUP_BROKER_URL"] != "http://b" || env["WARMUP_PROBE_SHAPES"] != want || env["WARMUP_MULTISTAGE"] != "" {
 			t.Errorf("%s: env %v, want the base and WARMUP_PROBE_SHAPES=%q", arm, env, want)

@@ -86,11 +86,19 @@ func TestMedianIndex(t *testing.T) {
 }
 
 func TestConfigCheck(t *testing.T) {
+	plain := filepath.Join(t.TempDir(), "warmup-sidecar")
+	if err := os.WriteFile(plain, []byte("not a binary"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		cfg  Config
 		want string
 	}{
-		{Config{Arms: []string{"on"}}, `arm "on": want one of off, on_default, on_limit1, on_custom, on_single_stage`},
+		{Config{Arms: []string{"on"}}, `arm "on": want one of off, on_default, on_limit1, on_custom, on_single_stage, on_baseline`},
+		{Config{Arms: []string{"on_default", "on_baseline"}}, "arm on_baseline: set the baseline sidecar binary (--baseline-sidecar)"},
+		{Config{BaselineSidecar: "/bin/sh"}, "baseline sidecar /bin/sh: no arm on_baseline runs it"},
+		{Config{Arms: []string{"on_baseline"}, BaselineSidecar: "/nonexistent/warmup-sidecar"}, "baseline sidecar: stat /nonexistent/warmup-sidecar: no such file"},
+		{Config{Arms: []string{"on_baseline"}, BaselineSidecar: plain}, "baseline sidecar " + plain + ": want an executable file"},
 		{Config{Cold: 10 * time.Second, WarmStart: 5 * time.Second}, "windows cold [0,10s) warm [5s,1m15s)"},
 		{Config{Rate: -1}, "rate -1: want ≥ 0 (0: calibrate)"},
 	} {
@@ -98,6 +106,14 @@ func TestConfigCheck(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%+v: err = %v, want %q", tc.cfg, err, tc.want)
 		}
+	}
+	exe, err := os.Executable() // any executable file stands for a build here
+	if err != nil {
+		t.Fatal(err)
+	}
+	ab := Config{Arms: []string{"on_default", "on_baseline"}, BaselineSidecar: exe}.withDefaults()
+	if err := ab.check(); err != nil {
+		t.Errorf("on_baseline with a binary: %v", err)
 	}
 	def := (Config{}).withDefaults()
 	if err := def.check(); err != nil {

@@ -33,7 +33,11 @@ func (e *Env) Restart(ctx context.Context, arm string, n int, rate float64) (col
 		if err != nil {
 			return coldstart.Restart{}, nil, err
 		}
-		if sc, err = startSidecar(e.sidecar, listen, filepath.Join(e.work, "logs", "sidecar-"+tag+".log"), env); err != nil {
+		bin := e.sidecar
+		if arm == coldstart.ArmOnBaseline {
+			bin = cfg.BaselineSidecar
+		}
+		if sc, err = startSidecar(bin, listen, filepath.Join(e.work, "logs", "sidecar-"+tag+".log"), env); err != nil {
 			return coldstart.Restart{}, nil, err
 		}
 		defer sc.stop()

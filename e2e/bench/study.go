@@ -60,6 +60,9 @@ type Config struct {
 	// SidecarEnv is added to every ON arm's WARMUP_* environment (e.g. WARMUP_BUDGET), over
 	// the arm's own settings.
 	SidecarEnv map[string]string
+	// BaselineSidecar is the warmup-sidecar binary the on_baseline arm runs with its defaults
+	// (built from the revision a change is measured against); required by that arm only.
+	BaselineSidecar string
 	// Calibration: closed-loop levels and step length.
 	CalibrationLevels []int
 	CalibrationStep   time.Duration
@@ -116,6 +119,27 @@ func (c Config) check() error {
 		return fmt.Errorf("windows cold [0,%s) warm [%s,%s): want 0 < cold ≤ warm start < warm end", c.Cold, c.WarmStart, c.WarmEnd)
 	case c.Timeout <= 0:
 		return fmt.Errorf("timeout %s: want > 0", c.Timeout)
+	}
+	return c.checkBaseline()
+}
+
+// checkBaseline: the on_baseline arm needs an executable binary, and the binary needs the arm.
+func (c Config) checkBaseline() error {
+	arm := slices.Contains(c.Arms, coldstart.ArmOnBaseline)
+	switch {
+	case arm && c.BaselineSidecar == "":
+		return fmt.Errorf("arm %s: set the baseline sidecar binary (--baseline-sidecar)", coldstart.ArmOnBaseline)
+	case !arm && c.BaselineSidecar != "":
+		return fmt.Errorf("baseline sidecar %s: no arm %s runs it", c.BaselineSidecar, coldstart.ArmOnBaseline)
+	case !arm:
+		return nil
+	}
+	fi, err := os.Stat(c.BaselineSidecar)
+	if err != nil {
+		return fmt.Errorf("baseline sidecar: %w", err)
+	}
+	if !fi.Mode().IsRegular() || fi.Mode().Perm()&0o111 == 0 {
+		return fmt.Errorf("baseline sidecar %s: want an executable file (a warmup-sidecar build)", c.BaselineSidecar)
 	}
 	return nil
 }

@@ -14,20 +14,22 @@ import (
 // defaults (probes derived from the tables' schemas); with upstream's SELECT * ... LIMIT 1
 // probe (WARMUP_PROBE_SHAPES=limit1); with the mix's own shapes as WARMUP_QUERY; with its
 // defaults but the multi-stage engine left cold (WARMUP_MULTISTAGE=off: what warming both
-// engines costs traffic that uses one).
+// engines costs traffic that uses one); with the defaults of another build of the sidecar
+// (an interleaved A/B of a code change: studies run one after another drift apart).
 const (
 	ArmOff           = "off"
 	ArmOnDefault     = "on_default"
 	ArmOnLimit1      = "on_limit1"
 	ArmOnCustom      = "on_custom"
 	ArmOnSingleStage = "on_single_stage"
+	ArmOnBaseline    = "on_baseline"
 )
 
 // ArmOrder lists the known arms in report order; other arms follow alphabetically.
-var ArmOrder = []string{ArmOff, ArmOnDefault, ArmOnLimit1, ArmOnCustom, ArmOnSingleStage}
+var ArmOrder = []string{ArmOff, ArmOnDefault, ArmOnLimit1, ArmOnCustom, ArmOnSingleStage, ArmOnBaseline}
 
-// DefaultArms are the arms a study runs unless told: on_single_stage answers a narrower
-// question and is asked for by name.
+// DefaultArms are the arms a study runs unless told: on_single_stage and on_baseline answer
+// narrower questions and are asked for by name.
 var DefaultArms = ArmOrder[:4]
 
 // Restart is one cold restart of one arm (the R of results/coldstart/latest.json).

@@ -33,6 +33,7 @@ func studyCmd(ctx context.Context, args []string, stdout, stderr io.Writer, log 
 		out        = fs.String("out", "results/coldstart", "directory for <name>.json, <name>.md and <name>.png")
 		name       = fs.String("name", "", "output base name (default: latest for the builtin mix or a queries file, else the mix's name; smoke[-<mix>] with --smoke)")
 		workDir    = fs.String("work-dir", "", "keep the cluster, GC, sidecar logs and per-query traces here (default: a temp dir, removed)")
+		baseline   = fs.String("baseline-sidecar", "", "warmup-sidecar binary the on_baseline arm runs with its defaults (another build, for an interleaved A/B of a change)")
 		check      = fs.Bool("check", true, "fail when the output shows the tool did not work (missing restarts, failed loads, no warmup)")
 	)
 	w.register(fs)
@@ -77,7 +78,7 @@ func studyCmd(ctx context.Context, args []string, stdout, stderr io.Writer, log 
 		Arms: strings.Split(*arms, ","), Restarts: *restarts, Rate: *rate, RateFractions: fractions,
 		Cold: w.cold, WarmStart: w.warmStart, WarmEnd: w.warmEnd, Timeout: w.timeout, Mix: mix, MixName: mixName,
 		Settle: *settle, BasePort: *basePort, BenchRows: *rows, BenchSegments: *segments,
-		SidecarEnv: sidecarEnv, CalibrationLevels: levels, CalibrationStep: *calStep,
+		SidecarEnv: sidecarEnv, BaselineSidecar: *baseline, CalibrationLevels: levels, CalibrationStep: *calStep,
 		WorkDir: *workDir, KeepWorkDir: *workDir != "", Smoke: *smoke,
 		Command: "coldstart-bench study " + strings.Join(args, " "), Logger: log,
 	}

@@ -52,15 +52,7 @@ func startSidecar(bin, listen, logPath string, env map[string]string) (*sidecar,
 		return nil, fmt.Errorf("start sidecar: %w", err)
 	}
 	cmd := exec.Command(bin, "serve")
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, warmupEnvPrefix) {
-			cmd.Env = append(cmd.Env, kv)
-		}
-	}
-	for k, v := range env {
-		cmd.Env = append(cmd.Env, k+"="+v)
-	}
-	cmd.Env = append(cmd.Env, "WARMUP_LISTEN_ADDR="+listen)
+	cmd.Env = append(sidecarProcessEnv(env), "WARMUP_LISTEN_ADDR="+listen)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {
@@ -77,6 +69,20 @@ func startSidecar(bin, listen, logPath string, env map[string]string) (*sidecar,
 }
 
 const warmupEnvPrefix = "WARMUP_"
+
+// sidecarProcessEnv is this process's environment without its WARMUP_* variables, plus env.
+func sidecarProcessEnv(env map[string]string) []string {
+	var out []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, warmupEnvPrefix) {
+			out = append(out, kv)
+		}
+	}
+	for k, v := range env {
+		out = append(out, k+"="+v)
+	}
+	return out
+}
 
 // stop sends SIGTERM to the sidecar's pid (its own process group), SIGKILL after 5 s, and
 // waits for it to exit.

@@ -312,6 +312,9 @@ func (e *Env) Study(ctx context.Context, rate float64, calib *coldstart.Calibrat
 	} else {
 		s.Notes = append(s.Notes, e.prewarmServers(ctx))
 	}
+	if note := e.prewarmProbes(ctx); note != "" {
+		s.Notes = append(s.Notes, note)
+	}
 	for _, a := range cfg.Arms {
 		s.Arms[a] = &coldstart.Arm{Sidecar: e.sidecarEnv(a)}
 	}

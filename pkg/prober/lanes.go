@@ -18,8 +18,7 @@ import (
 // tens of milliseconds: sharing rounds, or one rotation, the slow engine would
 // hold the workers and starve the other's warmup (measured on a cold 1.5.1
 // broker: 130–190 probes in 15 s with both engines in rounds, 720 in 9 s with
-// single-stage probes alone). The single-stage lane starts with most of them
-// (multiStageWorkers); an engine warm early lends workers (lend.go).
+// single-stage probes alone). An engine warm early lends workers (lend.go).
 
 // laneSet holds the live queries of each lane and their rotations.
 type laneSet struct {
@@ -74,23 +73,13 @@ func newLanes(queries []string, mse map[string]bool, workers int) (*laneSet, []i
 		return ls, assign
 	}
 	ls.lanes = []*lane{newLane(sse), newLane(ms)} // the second is multiStageLane
-	msw := multiStageWorkers(len(ms), len(queries), workers)
+	// Workers follow the engines' shares of the queries, at least one each.
+	msw := (workers*len(ms) + len(queries)/2) / len(queries)
+	msw = min(max(msw, 1), workers-1)
 	for i := range msw {
 		assign[workers-1-i] = multiStageLane
 	}
 	return ls, assign
-}
-
-// multiStageWorkers is how many of workers start on the multi-stage lane (mse of n
-// queries are multi-stage): a quarter, at least one, never more than its share of
-// the queries. The single-stage engine is Pinot's default, the one most traffic
-// runs; a cold multi-stage probe mostly waits on the engine's first dispatches
-// (seconds on a cold 1.5.1 broker, several probes finishing the same instant), so
-// more workers there wait rather than warm. They warm the default engine and come
-// over once it is warm (lend.go). The single-stage lane keeps at least one.
-func multiStageWorkers(mse, n, workers int) int {
-	share := (workers*mse + n/2) / n
-	return min(max(min(workers/4, share), 1), workers-1)
 }
 
 func newLane(qs []string) *lane {

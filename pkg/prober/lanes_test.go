@@ -11,15 +11,11 @@ import (
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/sqltext"
 )
 
-func TestLanesSplitWorkersSingleStageFirst(t *testing.T) {
+func TestLanesSplitWorkersByEngineShare(t *testing.T) {
 	sse := []string{"SELECT 1 FROM a", "SELECT 2 FROM a", "SELECT 3 FROM a"}
 	mse := []string{sqltext.WithMultiStage("SELECT 4 FROM a")}
 	all := append(slices.Clone(sse), mse...)
-	// Three of four queries multi-stage (the builtin plan has about half).
-	mostlyMSE := []string{sse[0], mse[0], sqltext.WithMultiStage("SELECT 5 FROM a"), sqltext.WithMultiStage("SELECT 6 FROM a")}
-	// One of eight: its share of 16 workers is 2, below a quarter.
-	fewMSE := append(slices.Clone(sse), "SELECT 7 FROM a", "SELECT 8 FROM a", "SELECT 9 FROM a", "SELECT 10 FROM a", mse[0])
-	isMSE := multiStageQueries(append(slices.Clone(mostlyMSE), fewMSE...))
+	isMSE := multiStageQueries(all)
 	for _, c := range []struct {
 		name    string
 		queries []string
@@ -30,11 +26,6 @@ func TestLanesSplitWorkersSingleStageFirst(t *testing.T) {
 		{"both engines, 4 workers: 3 + 1", all, 4, 2, 1},
 		{"both engines, 8 workers: 6 + 2", all, 8, 2, 2},
 		{"both engines, 2 workers: one each", all, 2, 2, 1},
-		{"mostly multi-stage, 4 workers: still 3 + 1", mostlyMSE, 4, 2, 1},
-		{"mostly multi-stage, 16 workers: a quarter", mostlyMSE, 16, 2, 4},
-		{"mostly multi-stage, 3 workers: 2 + 1", mostlyMSE, 3, 2, 1},
-		{"mostly multi-stage, 2 workers: one each", mostlyMSE, 2, 2, 1},
-		{"few multi-stage, 16 workers: their share", fewMSE, 16, 2, 2},
 		{"one worker shares one lane", all, 1, 1, 0},
 		{"single-stage only", sse, 4, 1, 0},
 		{"multi-stage only", mse, 4, 1, 0},

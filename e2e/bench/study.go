@@ -325,7 +325,14 @@ func (e *Env) Study(ctx context.Context, rate float64, calib *coldstart.Calibrat
 		for k := range cfg.Arms {
 			arm := cfg.Arms[(k+r)%len(cfg.Arms)]
 			n++
-			cfg.Logger.Info("cold restart", "n", n, "of", total, "arm", arm, "restart", r+1)
+			q, err := waitQuiet(ctx, MachineCPU, quietEvery, quietLimit)
+			if err != nil {
+				return s, traces, fmt.Errorf("study: before %s restart %d: %w", arm, r+1, err)
+			}
+			if n == 1 {
+				s.Notes = append(s.Notes, "before the first restart: "+q.String())
+			}
+			cfg.Logger.Info("cold restart", "n", n, "of", total, "arm", arm, "restart", r+1, "before", q.String())
 			res, tr, err := e.Restart(ctx, arm, r+1, rate)
 			if err != nil {
 				return s, traces, fmt.Errorf("study: %s restart %d: %w", arm, r+1, err)

@@ -25,8 +25,9 @@ const prewarmProbeLimit = 2 * time.Minute
 // servers whose multi-stage leaf path had never run (the builtin mix is
 // single-stage): on 2026-12-02 each study's first on_default restart had 8.3–8.9 s
 // of server CPU in its cold window against 3.9–5.6 s in the others, and 2–5× their
-// cold p99. With it, every ON arm meets the same servers. It returns the study's
-// note, or "" when no arm runs the sidecar.
+// cold p99 (smaller since, not gone: see results/coldstart/README.md). With it,
+// every ON arm meets servers that have run the sidecar's probes. It returns the
+// study's note, or "" when no arm runs the sidecar.
 func (e *Env) prewarmProbes(ctx context.Context) string {
 	if !slices.ContainsFunc(e.cfg.Arms, func(a string) bool { return a != coldstart.ArmOff }) {
 		return ""

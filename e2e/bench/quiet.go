@@ -9,11 +9,11 @@ import (
 )
 
 // Before each restart the study waits for the machine to go quiet: busy below
-// quietBusy of its cores for quietReadings readings in a row, at most quietLimit.
-// The servers keep compiling for tens of seconds after the warm-up that precedes
-// the first restart: on 2026-12-02 each study's first ON restart had 8.3–8.9 s of
-// server CPU in its 8 s cold window against 3.9–5.6 s in the others, 2–5× their
-// cold p99, and one multi-stage study stormed (54.5 %) on it alone.
+// quietBusy of its cores for quietReadings readings in a row, at most quietLimit,
+// so no restart starts while the one before it, or the warm-up before the first,
+// still holds the shared cores (the first restart's excess server CPU is in
+// prewarmProbes' comment). On the 2026-12-02 studies it found the machine quiet
+// within 3–4 s every time: a guard, not a measured cure.
 const (
 	quietBusy     = 0.25
 	quietReadings = 3

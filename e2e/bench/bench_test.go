@@ -94,13 +94,16 @@ func TestConfigCheck(t *testing.T) {
 		cfg  Config
 		want string
 	}{
-		{Config{Arms: []string{"on"}}, `arm "on": want one of off, on_default, on_limit1, on_custom, on_single_stage, on_baseline`},
+		{Config{Arms: []string{"on"}}, `arm "on": want one of off, on_default, on_limit1, on_custom, on_single_stage, on_baseline, on_jit`},
+		{Config{Arms: []string{"off", "on_jit"}}, "arm on_jit: run the broker with the JMX exporter agent (--broker-jmx-agent)"},
 		{Config{Arms: []string{"on_default", "on_baseline"}}, "arm on_baseline: set the baseline sidecar binary (--baseline-sidecar)"},
 		{Config{BaselineSidecar: "/bin/sh"}, "baseline sidecar /bin/sh: no arm on_baseline runs it"},
 		{Config{Arms: []string{"on_baseline"}, BaselineSidecar: "/nonexistent/warmup-sidecar"}, "baseline sidecar: stat /nonexistent/warmup-sidecar: no such file"},
 		{Config{Arms: []string{"on_baseline"}, BaselineSidecar: plain}, "baseline sidecar " + plain + ": want an executable file"},
 		{Config{Cold: 10 * time.Second, WarmStart: 5 * time.Second}, "windows cold [0,10s) warm [5s,1m15s)"},
 		{Config{Rate: -1}, "rate -1: want ≥ 0 (0: calibrate)"},
+		{Config{Arms: []string{"off", "on_default"}, ArmEnv: map[string]map[string]string{"on_custom": {"WARMUP_BUDGET": "60s"}}}, "arm settings for on_custom: want an ON arm of this study (off, on_default)"},
+		{Config{Arms: []string{"off", "on_default"}, ArmEnv: map[string]map[string]string{"off": {"WARMUP_BUDGET": "60s"}}}, "arm settings for off: want an ON arm"},
 	} {
 		err := tc.cfg.withDefaults().check()
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -114,6 +117,10 @@ func TestConfigCheck(t *testing.T) {
 	ab := Config{Arms: []string{"on_default", "on_baseline"}, BaselineSidecar: exe}.withDefaults()
 	if err := ab.check(); err != nil {
 		t.Errorf("on_baseline with a binary: %v", err)
+	}
+	jit := Config{Arms: []string{"on_default", "on_jit"}, BrokerJMXAgent: true}.withDefaults()
+	if err := jit.check(); err != nil {
+		t.Errorf("on_jit with the agent: %v", err)
 	}
 	def := (Config{}).withDefaults()
 	if err := def.check(); err != nil {

@@ -121,6 +121,7 @@ type sidecarStatus struct {
 	Queries         []string  `json:"queries"`
 	Tables          []string  `json:"tables"`
 	LastError       string    `json:"last_error"`
+	ExitReason      string    `json:"exit_reason"`
 }
 
 func (s *sidecar) status(ctx context.Context) (sidecarStatus, error) {
@@ -148,5 +149,5 @@ func (s *sidecar) status(ctx context.Context) (sidecarStatus, error) {
 
 func (st sidecarStatus) info() *coldstart.WarmupInfo {
 	return &coldstart.WarmupInfo{Outcome: st.Outcome, ProbesSucceeded: st.ProbesSucceeded,
-		ProbesFailed: st.ProbesFailed, DurationSeconds: st.DurationSeconds}
+		ProbesFailed: st.ProbesFailed, DurationSeconds: st.DurationSeconds, ExitReason: st.ExitReason}
 }

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net"
 	"os"
 	"os/exec"
@@ -60,9 +61,15 @@ type Config struct {
 	// SidecarEnv is added to every ON arm's WARMUP_* environment (e.g. WARMUP_BUDGET), over
 	// the arm's own settings.
 	SidecarEnv map[string]string
+	// ArmEnv is added to one arm's environment, over SidecarEnv (e.g. a longer WARMUP_BUDGET
+	// for on_jit only, so the others keep the defaults).
+	ArmEnv map[string]map[string]string
 	// BaselineSidecar is the warmup-sidecar binary the on_baseline arm runs with its defaults
 	// (built from the revision a change is measured against); required by that arm only.
 	BaselineSidecar string
+	// BrokerJMXAgent runs every restarted broker with the Prometheus JMX exporter java agent
+	// (as Pinot's image can), so every arm meets the same JVM; the on_jit arm needs it.
+	BrokerJMXAgent bool
 	// Calibration: closed-loop levels and step length.
 	CalibrationLevels []int
 	CalibrationStep   time.Duration
@@ -120,6 +127,14 @@ func (c Config) check() error {
 	case c.Timeout <= 0:
 		return fmt.Errorf("timeout %s: want > 0", c.Timeout)
 	}
+	for a := range c.ArmEnv {
+		if !slices.Contains(c.Arms, a) || a == coldstart.ArmOff {
+			return fmt.Errorf("arm settings for %s: want an ON arm of this study (%s)", a, strings.Join(c.Arms, ", "))
+		}
+	}
+	if slices.Contains(c.Arms, coldstart.ArmOnJIT) && !c.BrokerJMXAgent {
+		return fmt.Errorf("arm %s: run the broker with the JMX exporter agent (--broker-jmx-agent)", coldstart.ArmOnJIT)
+	}
 	return c.checkBaseline()
 }
 
@@ -150,9 +165,11 @@ type Env struct {
 	machine coldstart.Machine // read before anything of the study ran
 	Cluster *cluster.Cluster
 	sidecar string
-	work    string
-	ownWork bool
-	version string
+	// agentOpts load the JMX exporter agent into every restarted broker (Config.BrokerJMXAgent).
+	agentOpts []string
+	work      string
+	ownWork   bool
+	version   string
 }
 
 // Setup starts the cluster with the benchmark table and builds the sidecar.
@@ -187,6 +204,13 @@ func Setup(ctx context.Context, cfg Config) (*Env, error) {
 		return nil, err
 	}
 	e.version = pinotVersion(lib)
+	var agentJar string
+	if cfg.BrokerJMXAgent {
+		if agentJar, err = cluster.InstallJMXAgent(ctx, cfg.Progress); err != nil {
+			e.Close()
+			return nil, fmt.Errorf("study: %w", err)
+		}
+	}
 	log.Info("starting pinot cluster", "version", e.version, "basePort", cfg.BasePort, "work", e.work)
 	opts := cluster.Options{
 		PinotLibDir:   lib,
@@ -215,6 +239,13 @@ func Setup(ctx context.Context, cfg Config) (*Env, error) {
 		return nil, fmt.Errorf("study: %w", err)
 	}
 	e.Cluster = c
+	if agentJar != "" {
+		// The first broker (calibration, warm-up) runs without it: it is never measured.
+		if e.agentOpts, err = c.BrokerJMXAgentOpts(agentJar); err != nil {
+			e.Close()
+			return nil, fmt.Errorf("study: %w", err)
+		}
+	}
 	if err := e.checkMix(ctx); err != nil {
 		e.Close()
 		return nil, err
@@ -240,7 +271,8 @@ func (e *Env) PinotVersion() string { return e.version }
 
 func (e *Env) brokerOpts(tag string) []string {
 	gc := filepath.Join(e.work, "gc", "broker-"+tag+".log")
-	return append(slices.Clone(e.cfg.BrokerJVMOpts), "-Xlog:gc*:file="+gc+":time,uptime,level,tags")
+	opts := append(slices.Clone(e.cfg.BrokerJVMOpts), e.agentOpts...)
+	return append(opts, "-Xlog:gc*:file="+gc+":time,uptime,level,tags")
 }
 
 // checkMix runs every query of the mix once: a query the broker rejects would turn the study
@@ -304,7 +336,7 @@ func (e *Env) Study(ctx context.Context, rate float64, calib *coldstart.Calibrat
 		Smoke: cfg.Smoke, ColdWindow: coldstart.Window{Start: 0, End: cfg.Cold},
 		WarmWindow: coldstart.Window{Start: cfg.WarmStart, End: cfg.WarmEnd},
 		TimeoutMs:  float64(cfg.Timeout.Milliseconds()), Queries: cfg.Mix,
-		BrokerJVMOpts: cfg.BrokerJVMOpts, Machine: m, Command: cfg.Command, StartedAt: time.Now(),
+		BrokerJVMOpts: append(slices.Clone(cfg.BrokerJVMOpts), e.agentOpts...), Machine: m, Command: cfg.Command, StartedAt: time.Now(),
 	}
 	if calib != nil {
 		s.Notes = append(s.Notes, calib.Note())
@@ -362,7 +394,17 @@ func (e *Env) sidecarEnv(arm string) map[string]string {
 		"WARMUP_BROKER_URL":     e.Cluster.BrokerURL(),
 		"WARMUP_CONTROLLER_URL": e.Cluster.ControllerURL(),
 		"WARMUP_LOG_FORMAT":     "text",
-	}, e.cfg.Mix, e.cfg.SidecarEnv)
+	}, e.Cluster.BrokerJVMMetricsURL()+"?name[]=jvm_compilation_time_seconds_total", e.cfg.Mix, e.extraEnv(arm))
+}
+
+// extraEnv is SidecarEnv with the arm's own ArmEnv over it.
+func (e *Env) extraEnv(arm string) map[string]string {
+	extra := maps.Clone(e.cfg.SidecarEnv)
+	if extra == nil {
+		extra = map[string]string{}
+	}
+	maps.Copy(extra, e.cfg.ArmEnv[arm])
+	return extra
 }
 
 var errSidecarDied = errors.New("sidecar exited")

@@ -15,7 +15,9 @@ import (
 // probe (WARMUP_PROBE_SHAPES=limit1); with the mix's own shapes as WARMUP_QUERY; with its
 // defaults but the multi-stage engine left cold (WARMUP_MULTISTAGE=off: what warming both
 // engines costs traffic that uses one); with the defaults of another build of the sidecar
-// (an interleaved A/B of a code change: studies run one after another drift apart).
+// (an interleaved A/B of a code change: studies run one after another drift apart); with
+// its defaults plus the broker JVM's JIT signal (WARMUP_JVM_METRICS_URL, the broker running
+// the Prometheus JMX exporter agent: what a quiet JIT adds to the exit rule).
 const (
 	ArmOff           = "off"
 	ArmOnDefault     = "on_default"
@@ -23,13 +25,14 @@ const (
 	ArmOnCustom      = "on_custom"
 	ArmOnSingleStage = "on_single_stage"
 	ArmOnBaseline    = "on_baseline"
+	ArmOnJIT         = "on_jit"
 )
 
 // ArmOrder lists the known arms in report order; other arms follow alphabetically.
-var ArmOrder = []string{ArmOff, ArmOnDefault, ArmOnLimit1, ArmOnCustom, ArmOnSingleStage, ArmOnBaseline}
+var ArmOrder = []string{ArmOff, ArmOnDefault, ArmOnLimit1, ArmOnCustom, ArmOnSingleStage, ArmOnBaseline, ArmOnJIT}
 
-// DefaultArms are the arms a study runs unless told: on_single_stage and on_baseline answer
-// narrower questions and are asked for by name.
+// DefaultArms are the arms a study runs unless told: on_single_stage, on_baseline and on_jit
+// answer narrower questions and are asked for by name.
 var DefaultArms = ArmOrder[:4]
 
 // Restart is one cold restart of one arm (the R of results/coldstart/latest.json).
@@ -65,6 +68,8 @@ type WarmupInfo struct {
 	ProbesSucceeded int64   `json:"probes_succeeded"`
 	ProbesFailed    int64   `json:"probes_failed"`
 	DurationSeconds float64 `json:"duration_seconds"`
+	// ExitReason is the sidecar's own account of why the run ended (its /status exit_reason).
+	ExitReason string `json:"exit_reason,omitempty"`
 }
 
 // Diagnostics explain a restart's figures from the broker JVM's own counters and the

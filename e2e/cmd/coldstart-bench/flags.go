@@ -95,6 +95,25 @@ func (e envList) Set(v string) error {
 	return nil
 }
 
+// armEnvList is a repeatable ARM:WARMUP_NAME=value flag: one arm's own setting.
+type armEnvList map[string]map[string]string
+
+func (a armEnvList) String() string { return "" }
+
+func (a armEnvList) Set(v string) error {
+	arm, kv, ok := strings.Cut(v, ":")
+	if !ok || arm == "" {
+		return fmt.Errorf("%q: want ARM:WARMUP_NAME=value", v)
+	}
+	if a[arm] == nil {
+		a[arm] = envList{}
+	}
+	if err := envList(a[arm]).Set(kv); err != nil {
+		return fmt.Errorf("%q: want ARM:WARMUP_NAME=value", v)
+	}
+	return nil
+}
+
 // intList is a comma-separated list of positive integers.
 type intList []int
 

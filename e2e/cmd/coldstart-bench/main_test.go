@@ -101,6 +101,8 @@ func TestBadArguments(t *testing.T) {
 		{[]string{"run", "--broker", "http://x", "--rate", "10", "--cold", "10s", "--warm-start", "5s"}, "--warm-start 5s: want ≥ --cold 10s"},
 		{[]string{"run", "--broker", "http://x", "--rate", "10", "--queries-file", "/nonexistent"}, "queries file"},
 		{[]string{"study", "--sidecar-env", "FOO=1"}, `"FOO=1": want WARMUP_NAME=value`},
+		{[]string{"study", "--arm-env", "WARMUP_BUDGET=60s"}, `"WARMUP_BUDGET=60s": want ARM:WARMUP_NAME=value`},
+		{[]string{"study", "--arm-env", "on_jit:BUDGET=60s"}, `"on_jit:BUDGET=60s": want ARM:WARMUP_NAME=value`},
 		{[]string{"calibrate"}, "give exactly one of --broker URL and --local"},
 		{[]string{"run", "--broker", "http://x", "--rate", "10", "--mix", "nope"}, `--mix: mix "nope": want one of builtin, dashboard, api, mse`},
 		{[]string{"study", "--mix", "api", "--queries-file", "q.sql"}, "--mix api and --queries-file: give one of them"},
@@ -113,6 +115,18 @@ func TestBadArguments(t *testing.T) {
 		if !strings.Contains(stderr.String(), tc.want) {
 			t.Errorf("%v: stderr %q lacks %q", tc.args, stderr.String(), tc.want)
 		}
+	}
+}
+
+func TestArmEnvFlag(t *testing.T) {
+	a := armEnvList{}
+	for _, v := range []string{"on_jit:WARMUP_BUDGET=60s", "on_jit:WARMUP_EXIT=floor", "on_default:WARMUP_BUDGET=30s"} {
+		if err := a.Set(v); err != nil {
+			t.Fatalf("%s: %v", v, err)
+		}
+	}
+	if a["on_jit"]["WARMUP_BUDGET"] != "60s" || a["on_jit"]["WARMUP_EXIT"] != "floor" || a["on_default"]["WARMUP_BUDGET"] != "30s" || len(a) != 2 {
+		t.Errorf("arm settings %v", a)
 	}
 }
 

@@ -19,6 +19,7 @@ func studyCmd(ctx context.Context, args []string, stdout, stderr io.Writer, log 
 		w          windowFlags
 		m          mixFlags
 		sidecarEnv = envList{}
+		armEnv     = armEnvList{}
 		levels     = intList{1, 2, 4, 8, 16, 32}
 		fractions  = floatList(coldstart.DefaultFractions)
 		smoke      = fs.Bool("smoke", false, "1 restart per arm, short windows and a short calibration: checks the tool works, measures nothing")
@@ -34,11 +35,13 @@ func studyCmd(ctx context.Context, args []string, stdout, stderr io.Writer, log 
 		name       = fs.String("name", "", "output base name (default: latest for the builtin mix or a queries file, else the mix's name; smoke[-<mix>] with --smoke)")
 		workDir    = fs.String("work-dir", "", "keep the cluster, GC, sidecar logs and per-query traces here (default: a temp dir, removed)")
 		baseline   = fs.String("baseline-sidecar", "", "warmup-sidecar binary the on_baseline arm runs with its defaults (another build, for an interleaved A/B of a change)")
+		jmxAgent   = fs.Bool("broker-jmx-agent", false, "run every restarted broker with the Prometheus JMX exporter java agent (needed by the on_jit arm)")
 		check      = fs.Bool("check", true, "fail when the output shows the tool did not work (missing restarts, failed loads, no warmup)")
 	)
 	w.register(fs)
 	m.register(fs)
 	fs.Var(sidecarEnv, "sidecar-env", "extra WARMUP_NAME=value for the ON arms' sidecar (repeatable)")
+	fs.Var(armEnv, "arm-env", "extra ARM:WARMUP_NAME=value for one arm's sidecar, over --sidecar-env (repeatable)")
 	fs.Var(&levels, "calibration-levels", "closed-loop client counts of the calibration")
 	fs.Var(&fractions, "rate-fractions", "shares of the warm capacity tried open loop, lowest first; the rate is the highest a warm broker serves with no cancellation and p99 ≤ 250 ms")
 	if code, ok := parse(fs, args, stderr); !ok {
@@ -78,7 +81,7 @@ func studyCmd(ctx context.Context, args []string, stdout, stderr io.Writer, log 
 		Arms: strings.Split(*arms, ","), Restarts: *restarts, Rate: *rate, RateFractions: fractions,
 		Cold: w.cold, WarmStart: w.warmStart, WarmEnd: w.warmEnd, Timeout: w.timeout, Mix: mix, MixName: mixName,
 		Settle: *settle, BasePort: *basePort, BenchRows: *rows, BenchSegments: *segments,
-		SidecarEnv: sidecarEnv, BaselineSidecar: *baseline, CalibrationLevels: levels, CalibrationStep: *calStep,
+		SidecarEnv: sidecarEnv, ArmEnv: armEnv, BaselineSidecar: *baseline, BrokerJMXAgent: *jmxAgent, CalibrationLevels: levels, CalibrationStep: *calStep,
 		WorkDir: *workDir, KeepWorkDir: *workDir != "", Smoke: *smoke,
 		Command: "coldstart-bench study " + strings.Join(args, " "), Logger: log,
 	}

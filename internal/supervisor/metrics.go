@@ -61,7 +61,7 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 		// No labels: absent until the broker JVM's metrics give a rate.
 		compileRate: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "pinot_warmup_jvm_compile_rate",
-			Help: "Seconds of JIT compilation per second of wall time in the broker JVM, between the last two readings of its metrics.",
+			Help: "Seconds of JIT compilation per second of wall time in the broker JVM, over the last 4 s of readings of its metrics.",
 		}, nil),
 	}
 	for _, c := range []prometheus.Collector{m.Duration, m.uncovered, m.Probes, m.ProbeDuration, m.Runs,

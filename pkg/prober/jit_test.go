@@ -61,7 +61,8 @@ func TestJITTracker(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			s := readings(newJITTracker(JITRule{}), t0, tc.totals...)
+			// A span of one reading: each rate runs from the reading before.
+			s := readings(newJITTracker(JITRule{Span: 500 * time.Millisecond}), t0, tc.totals...)
 			if s.Known != tc.known || s.QuietInARow != tc.inARow || s.Quiet != tc.quiet {
 				t.Fatalf("state %+v, want known %v, %d quiet in a row, quiet %v", s, tc.known, tc.inARow, tc.quiet)
 			}
@@ -73,7 +74,7 @@ func TestJITTracker(t *testing.T) {
 }
 
 func TestJITTrackerIgnoresAReadingWithNoTimeBetween(t *testing.T) {
-	j := newJITTracker(JITRule{})
+	j := newJITTracker(JITRule{Span: time.Second})
 	at := time.Unix(100, 0)
 	j.add(at, time.Second)
 	s := j.add(at, 2*time.Second)
@@ -83,6 +84,38 @@ func TestJITTrackerIgnoresAReadingWithNoTimeBetween(t *testing.T) {
 	s = j.add(at.Add(time.Second), 3*time.Second)
 	if !near(s.Rate, 2) {
 		t.Fatalf("rate %.3f, want 2 (from the first reading, the same-instant one dropped)", s.Rate)
+	}
+}
+
+// HotSpot adds a compilation's time when it completes: 1.5 s of compiling that
+// lands every 1.5 s is 1 s/s, not a 3 s/s peak between two readings and 0
+// between the others. The default span sees the rate, and the quiet that follows.
+func TestJITTrackerRatesOverItsSpan(t *testing.T) {
+	t0 := time.Unix(1_700_000_000, 0)
+	j := newJITTracker(JITRule{})
+	var totals []int
+	for i := range 24 { // 12 s compiling in chunks, then idle
+		totals = append(totals, 1500*((i+2)/3))
+	}
+	for range 10 {
+		totals = append(totals, totals[len(totals)-1])
+	}
+	var s JITState
+	for i, v := range totals {
+		s = j.add(t0.Add(time.Duration(i)*500*time.Millisecond), time.Duration(v)*time.Millisecond)
+		switch {
+		case i < 8 && s.Known:
+			t.Fatalf("reading %d (%.1f s in): a rate before the readings cover 4 s: %+v", i, float64(i)/2, s)
+		case i == 8 && !s.Known:
+			t.Fatalf("reading 8 (4 s in): no rate yet: %+v", s)
+		case s.Peak > 1.2:
+			t.Fatalf("reading %d: peak %.3f s/s; the chunks average 1 s/s", i, s.Peak)
+		case i < 24+8 && s.Quiet:
+			t.Fatalf("reading %d: quiet while the last 4 s held a chunk: %+v", i, s)
+		}
+	}
+	if !s.Quiet || s.Rate != 0 || s.Peak < 1 {
+		t.Errorf("after 5 s idle: %+v, want quiet at 0 s/s under a peak of ≥ 1 s/s", s)
 	}
 }
 

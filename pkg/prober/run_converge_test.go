@@ -204,7 +204,7 @@ func (c *compileSource) CompileTime(context.Context) (time.Duration, error) {
 func jitRun(t *testing.T, src *compileSource) (*Prober, *recorder) {
 	t.Helper()
 	p, _, _, rec := cluster(t, Settings{MinIterations: 1, Exit: ExitConverged, Tables: []string{"orders"},
-		JIT: JITRule{Every: time.Millisecond}})
+		JIT: JITRule{Every: time.Millisecond, Span: time.Millisecond}})
 	p.Compile = src
 	return p, rec
 }
@@ -260,7 +260,7 @@ func TestFailingJITSourceIsIgnoredForTheRun(t *testing.T) {
 
 func TestFloorExitStillReportsTheJIT(t *testing.T) {
 	src := &compileSource{busy: func(int64) bool { return true }, step: 50 * ms}
-	p, _, _, rec := cluster(t, Settings{MinIterations: 300, Tables: []string{"orders"}, JIT: JITRule{Every: time.Millisecond}})
+	p, _, _, rec := cluster(t, Settings{MinIterations: 300, Tables: []string{"orders"}, JIT: JITRule{Every: time.Millisecond, Span: time.Millisecond}})
 	p.Compile = src
 	rep := p.Run(context.Background(), time.Now().Add(15*time.Second))
 	if rep.Outcome != OutcomeWarm {

@@ -102,6 +102,8 @@ func TestConfigCheck(t *testing.T) {
 		{Config{Arms: []string{"on_baseline"}, BaselineSidecar: plain}, "baseline sidecar " + plain + ": want an executable file"},
 		{Config{Cold: 10 * time.Second, WarmStart: 5 * time.Second}, "windows cold [0,10s) warm [5s,1m15s)"},
 		{Config{Rate: -1}, "rate -1: want ≥ 0 (0: calibrate)"},
+		{Config{BrokerNice: 20}, "broker nice 20: want 0–19"},
+		{Config{BrokerNice: -1}, "broker nice -1: want 0–19"},
 		{Config{Arms: []string{"off", "on_default"}, ArmEnv: map[string]map[string]string{"on_custom": {"WARMUP_BUDGET": "60s"}}}, "arm settings for on_custom: want an ON arm of this study (off, on_default)"},
 		{Config{Arms: []string{"off", "on_default"}, ArmEnv: map[string]map[string]string{"off": {"WARMUP_BUDGET": "60s"}}}, "arm settings for off: want an ON arm"},
 	} {

@@ -43,7 +43,7 @@ func (e *Env) Restart(ctx context.Context, arm string, n int, rate float64) (col
 		defer sc.stop()
 		readyURL = sc.url + "/readyz"
 	}
-	if err := e.Cluster.StartBroker(ctx, cluster.WithBrokerJVMOpts(e.brokerOpts(tag)...)); err != nil {
+	if err := e.Cluster.StartBroker(ctx, cluster.WithBrokerJVMOpts(e.brokerOpts(tag)...), cluster.WithBrokerNice(cfg.BrokerNice)); err != nil {
 		return coldstart.Restart{}, nil, fmt.Errorf("start broker: %w", err)
 	}
 	started := time.Now()

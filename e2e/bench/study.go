@@ -70,6 +70,10 @@ type Config struct {
 	// BrokerJMXAgent runs every restarted broker with the Prometheus JMX exporter java agent
 	// (as Pinot's image can), so every arm meets the same JVM; the on_jit arm needs it.
 	BrokerJMXAgent bool
+	// BrokerNice runs every restarted broker at this nice value (0–19), so the servers, ZooKeeper,
+	// the controller and the load generator get their CPU first, as on nodes of their own: what
+	// the co-located roles add to a cold broker's tail. 0: all alike, the study's default.
+	BrokerNice int
 	// Calibration: closed-loop levels and step length.
 	CalibrationLevels []int
 	CalibrationStep   time.Duration
@@ -126,6 +130,8 @@ func (c Config) check() error {
 		return fmt.Errorf("windows cold [0,%s) warm [%s,%s): want 0 < cold ≤ warm start < warm end", c.Cold, c.WarmStart, c.WarmEnd)
 	case c.Timeout <= 0:
 		return fmt.Errorf("timeout %s: want > 0", c.Timeout)
+	case c.BrokerNice < 0 || c.BrokerNice > 19:
+		return fmt.Errorf("broker nice %d: want 0–19", c.BrokerNice)
 	}
 	for a := range c.ArmEnv {
 		if !slices.Contains(c.Arms, a) || a == coldstart.ArmOff {
@@ -343,6 +349,9 @@ func (e *Env) Study(ctx context.Context, rate float64, calib *coldstart.Calibrat
 		s.Calibration = calib
 	} else {
 		s.Notes = append(s.Notes, e.prewarmServers(ctx))
+	}
+	if cfg.BrokerNice > 0 {
+		s.Notes = append(s.Notes, fmt.Sprintf("every restarted broker ran at nice %d: the servers, ZooKeeper, the controller and the load generator got the CPU first", cfg.BrokerNice))
 	}
 	if note := e.prewarmProbes(ctx); note != "" {
 		s.Notes = append(s.Notes, note)

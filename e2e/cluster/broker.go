@@ -18,6 +18,7 @@ import (
 type brokerSettings struct {
 	jvmOpts   []string
 	extraConf []string
+	nice      int
 }
 
 // BrokerOption changes the broker's settings for this and later (re)starts.
@@ -26,6 +27,12 @@ type BrokerOption func(*brokerSettings)
 // WithBrokerJVMOpts replaces Options.BrokerJVMOpts.
 func WithBrokerJVMOpts(opts ...string) BrokerOption {
 	return func(s *brokerSettings) { s.jvmOpts = slices.Clone(opts) }
+}
+
+// WithBrokerNice runs the broker JVM at this nice value (0–19; 0: as the other roles), so the
+// other roles and the load get the CPU first, as they would on nodes of their own.
+func WithBrokerNice(n int) BrokerOption {
+	return func(s *brokerSettings) { s.nice = n }
 }
 
 // WithBrokerExtraConf replaces Options.BrokerExtraConf (lines "key=value").
@@ -63,7 +70,7 @@ func (c *Cluster) startBroker(s brokerSettings) error {
 	if err := os.WriteFile(conf, []byte(c.brokerConf(s)), 0o644); err != nil {
 		return fmt.Errorf("start broker: write config: %w", err)
 	}
-	p, err := c.startRole("broker", s.jvmOpts, "StartBroker", "-configFileName", conf)
+	p, err := c.startRoleNice("broker", s.nice, s.jvmOpts, "StartBroker", "-configFileName", conf)
 	if err != nil {
 		return err
 	}

@@ -108,3 +108,18 @@ func TestVersionOfLib(t *testing.T) {
 		t.Errorf("versionOfLib = %q, %v; want 1.5.1", v, err)
 	}
 }
+
+func TestNiceArgv(t *testing.T) {
+	argv := []string{"java", "-Xmx1G"}
+	if got, err := niceArgv(0, argv); err != nil || strings.Join(got, " ") != "java -Xmx1G" {
+		t.Errorf("nice 0: %q, %v; want argv as it is", got, err)
+	}
+	if got, err := niceArgv(10, argv); err != nil || strings.Join(got, " ") != "nice -n 10 java -Xmx1G" {
+		t.Errorf("nice 10: %q, %v", got, err)
+	}
+	for _, n := range []int{-1, 20} {
+		if _, err := niceArgv(n, argv); err == nil || !strings.Contains(err.Error(), "want 0–19") {
+			t.Errorf("nice %d: err %v, want the range named", n, err)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 )
 
 const adminMain = "org.apache.pinot.tools.admin.PinotAdministrator"
@@ -65,9 +66,18 @@ func (c *Cluster) jvmArgv(role string, extraOpts []string, args ...string) ([]st
 
 // startRole starts one JVM with its working dir and log under WorkDir.
 func (c *Cluster) startRole(role string, extraOpts []string, args ...string) (*proc, error) {
+	return c.startRoleNice(role, 0, extraOpts, args...)
+}
+
+// startRoleNice is startRole at a nice value: nice(1) execs the JVM, so its pid is the JVM's and
+// every JVM thread inherits the value.
+func (c *Cluster) startRoleNice(role string, nice int, extraOpts []string, args ...string) (*proc, error) {
 	argv, err := c.jvmArgv(role, extraOpts, args...)
 	if err != nil {
 		return nil, err
+	}
+	if argv, err = niceArgv(nice, argv); err != nil {
+		return nil, fmt.Errorf("start %s: %w", role, err)
 	}
 	dir := filepath.Join(c.work, role)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -105,4 +115,15 @@ func writeLog4j(work string) error {
 		return fmt.Errorf("write log4j2.xml: %w", err)
 	}
 	return nil
+}
+
+// niceArgv runs argv under nice(1) at n (0: as it is).
+func niceArgv(n int, argv []string) ([]string, error) {
+	switch {
+	case n < 0 || n > 19:
+		return nil, fmt.Errorf("nice %d: want 0–19", n)
+	case n == 0:
+		return argv, nil
+	}
+	return append([]string{"nice", "-n", strconv.Itoa(n)}, argv...), nil
 }

@@ -36,6 +36,7 @@ func studyCmd(ctx context.Context, args []string, stdout, stderr io.Writer, log 
 		workDir    = fs.String("work-dir", "", "keep the cluster, GC, sidecar logs and per-query traces here (default: a temp dir, removed)")
 		baseline   = fs.String("baseline-sidecar", "", "warmup-sidecar binary the on_baseline arm runs with its defaults (another build, for an interleaved A/B of a change)")
 		jmxAgent   = fs.Bool("broker-jmx-agent", false, "run every restarted broker with the Prometheus JMX exporter java agent (needed by the on_jit arm)")
+		nice       = fs.Int("broker-nice", 0, "run every restarted broker at this nice value (0–19): the servers, ZooKeeper, controller and load generator get the CPU first, as on nodes of their own")
 		check      = fs.Bool("check", true, "fail when the output shows the tool did not work (missing restarts, failed loads, no warmup)")
 	)
 	w.register(fs)
@@ -81,7 +82,7 @@ func studyCmd(ctx context.Context, args []string, stdout, stderr io.Writer, log 
 		Arms: strings.Split(*arms, ","), Restarts: *restarts, Rate: *rate, RateFractions: fractions,
 		Cold: w.cold, WarmStart: w.warmStart, WarmEnd: w.warmEnd, Timeout: w.timeout, Mix: mix, MixName: mixName,
 		Settle: *settle, BasePort: *basePort, BenchRows: *rows, BenchSegments: *segments,
-		SidecarEnv: sidecarEnv, ArmEnv: armEnv, BaselineSidecar: *baseline, BrokerJMXAgent: *jmxAgent, CalibrationLevels: levels, CalibrationStep: *calStep,
+		SidecarEnv: sidecarEnv, ArmEnv: armEnv, BaselineSidecar: *baseline, BrokerJMXAgent: *jmxAgent, BrokerNice: *nice, CalibrationLevels: levels, CalibrationStep: *calStep,
 		WorkDir: *workDir, KeepWorkDir: *workDir != "", Smoke: *smoke,
 		Command: "coldstart-bench study " + strings.Join(args, " "), Logger: log,
 	}

@@ -14,8 +14,10 @@ import (
 
 // Issue 10 §2: a cold broker running the Prometheus JMX exporter java agent (from Maven
 // Central, as Pinot's image ships it). The sidecar reads the JVM's cumulative JIT compile time
-// there: the probes make the JVM compile (the counter grows during the run), the rate peaks and
-// falls to a tenth of its peak, and only then is the run warm.
+// there: the probes make the JVM compile (the counter grows during the run) and the rate falls
+// from its peak. The run is warm only once the rate is down to a tenth of its peak; on 2 shared
+// cores the compiler often stays busier than that for the whole 60 s budget, and the run then
+// ends budget_expired naming the JIT.
 func TestJITCompileRateFallsAsTheBrokerWarms(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()

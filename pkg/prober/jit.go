@@ -21,9 +21,9 @@ type JITRule struct {
 	// Span is how far back a rate looks. HotSpot adds a compilation's time to the
 	// counter when it completes, so a few long C2 compilations land at once: over
 	// 500 ms the real 1.5.1 broker's rate peaked at 3.3–5.1 s/s with 2 compiler
-	// threads, which made a tenth of that peak no quieter than a third of the
-	// machine compiling. Over 4 s its peaks were 1.5–2.0 s/s (the sidecar's
-	// own 500 ms readings in the 2026-12-02 study: peaks of 4.3–7.2 s/s).
+	// threads (4.3–7.2 s/s in the sidecar's own readings), so a tenth of the peak
+	// counted up to a third of the 2 cores compiling as quiet. Over 4 s its
+	// peaks were 1.5–2.0 s/s.
 	Span time.Duration
 	// Timeout caps one reading.
 	Timeout       time.Duration

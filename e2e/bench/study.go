@@ -403,15 +403,13 @@ func (e *Env) sidecarEnv(arm string) map[string]string {
 		"WARMUP_BROKER_URL":     e.Cluster.BrokerURL(),
 		"WARMUP_CONTROLLER_URL": e.Cluster.ControllerURL(),
 		"WARMUP_LOG_FORMAT":     "text",
-	}, e.Cluster.BrokerJVMMetricsURL()+"?name[]=jvm_compilation_time_seconds_total", e.cfg.Mix, e.extraEnv(arm))
+	}, e.Cluster.BrokerCompileTimeURL(), e.cfg.Mix, e.extraEnv(arm))
 }
 
 // extraEnv is SidecarEnv with the arm's own ArmEnv over it.
 func (e *Env) extraEnv(arm string) map[string]string {
-	extra := maps.Clone(e.cfg.SidecarEnv)
-	if extra == nil {
-		extra = map[string]string{}
-	}
+	extra := map[string]string{}
+	maps.Copy(extra, e.cfg.SidecarEnv)
 	maps.Copy(extra, e.cfg.ArmEnv[arm])
 	return extra
 }

@@ -30,3 +30,9 @@ func (c *Cluster) BrokerJMXAgentOpts(jar string) ([]string, error) {
 func (c *Cluster) BrokerJVMMetricsURL() string {
 	return fmt.Sprintf("http://%s:%d/metrics", loopback, c.ports.BrokerJMX)
 }
+
+// BrokerCompileTimeURL asks the agent for the JIT compile-time series alone: what
+// WARMUP_JVM_METRICS_URL is set to.
+func (c *Cluster) BrokerCompileTimeURL() string {
+	return c.BrokerJVMMetricsURL() + "?name[]=jvm_compilation_time_seconds_total"
+}

@@ -34,7 +34,7 @@ func TestJITCompileRateFallsAsTheBrokerWarms(t *testing.T) {
 		healthyBroker(t)
 	})
 	coldBroker(t, cluster.WithBrokerJVMOpts(opts...))
-	agent := &jvmmetrics.Scraper{URL: pinot.BrokerJVMMetricsURL() + "?name[]=jvm_compilation_time_seconds_total"}
+	agent := &jvmmetrics.Scraper{URL: pinot.BrokerCompileTimeURL()}
 	before := compileTimeWhenUp(t, agent)
 
 	p := startSidecar(t, env("WARMUP_BUDGET=60s", "WARMUP_JVM_METRICS_URL="+agent.URL))

@@ -19,11 +19,9 @@ type JITRule struct {
 	// Every is the time between readings.
 	Every time.Duration
 	// Span is how far back a rate looks. HotSpot adds a compilation's time to the
-	// counter when it completes, so a few long C2 compilations land at once: over
-	// 500 ms the real 1.5.1 broker's rate peaked at 3.3–5.1 s/s with 2 compiler
-	// threads (4.3–7.2 s/s in the sidecar's own readings), so a tenth of the peak
-	// counted up to a third of the 2 cores compiling as quiet. Over 4 s its
-	// peaks were 1.5–2.0 s/s.
+	// counter when it completes, so a few long compilations land at once: over
+	// 500 ms the rate peaks far above what the compiler threads can do, and a
+	// tenth of that peak is not quiet (figures: README, "When is the broker warm?").
 	Span time.Duration
 	// Timeout caps one reading.
 	Timeout       time.Duration

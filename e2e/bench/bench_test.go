@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -106,6 +107,8 @@ func TestConfigCheck(t *testing.T) {
 		{Config{BrokerNice: -1}, "broker nice -1: want 0–19"},
 		{Config{Arms: []string{"off", "on_default"}, ArmEnv: map[string]map[string]string{"on_custom": {"WARMUP_BUDGET": "60s"}}}, "arm settings for on_custom: want an ON arm of this study (off, on_default)"},
 		{Config{Arms: []string{"off", "on_default"}, ArmEnv: map[string]map[string]string{"off": {"WARMUP_BUDGET": "60s"}}}, "arm settings for off: want an ON arm"},
+		{Config{Arms: []string{"off", "on_default"}, ArmBrokerJVMOpts: map[string][]string{"on_limit1": {"-XX:TieredStopAtLevel=1"}}}, "broker JVM options for on_limit1: want an arm of this study (off, on_default)"},
+		{Config{Arms: []string{"off", "on_default"}, ArmBrokerJVMOpts: map[string][]string{"off": {"TieredStopAtLevel=1"}}}, `broker JVM option "TieredStopAtLevel=1" for off: want a JVM option`},
 	} {
 		err := tc.cfg.withDefaults().check()
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -123,6 +126,10 @@ func TestConfigCheck(t *testing.T) {
 	jit := Config{Arms: []string{"on_default", "on_jit"}, BrokerJMXAgent: true}.withDefaults()
 	if err := jit.check(); err != nil {
 		t.Errorf("on_jit with the agent: %v", err)
+	}
+	opts := Config{Arms: []string{"off", "on_default"}, ArmBrokerJVMOpts: map[string][]string{"off": {"-XX:TieredStopAtLevel=1"}}}.withDefaults()
+	if err := opts.check(); err != nil {
+		t.Errorf("broker JVM options for an arm of the study: %v", err)
 	}
 	def := (Config{}).withDefaults()
 	if err := def.check(); err != nil {
@@ -197,4 +204,18 @@ func TestParseQueryLogLine(t *testing.T) {
 
 func want2(ms float64) queryLogLine {
 	return queryLogLine{at: time.Date(2026, 11, 29, 15, 47, 30, 0, time.UTC), timeMs: ms}
+}
+
+func TestBrokerOptsAddTheArmsOwnAfterTheChartsAndNotToOtherArms(t *testing.T) {
+	e := &Env{cfg: Config{ArmBrokerJVMOpts: map[string][]string{"on_baseline": {"-XX:TieredStopAtLevel=1"}}}.withDefaults(), work: "/w"}
+	got := e.brokerOpts("on_baseline", "on_baseline-1")
+	n := len(ChartBrokerJVMOpts)
+	if !slices.Equal(got[:n], ChartBrokerJVMOpts) || got[n] != "-XX:TieredStopAtLevel=1" || !strings.HasPrefix(got[n+1], "-Xlog:gc*:file=/w/gc/broker-on_baseline-1.log") {
+		t.Errorf("on_baseline's broker: %v", got)
+	}
+	for _, arm := range []string{"on_default", ""} {
+		if other := e.brokerOpts(arm, "x"); slices.Contains(other, "-XX:TieredStopAtLevel=1") {
+			t.Errorf("arm %q got another arm's option: %v", arm, other)
+		}
+	}
 }

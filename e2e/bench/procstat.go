@@ -21,23 +21,32 @@ func CPUSeconds(pid int) (float64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("cpu time: %w", err)
 	}
-	// The command name (field 2) may hold spaces: fields are counted after its closing ')'.
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	if i < 0 {
-		return 0, fmt.Errorf("cpu time: %s: unparsable", path)
+	_, secs, err := parseStat(string(b))
+	if err != nil {
+		return 0, fmt.Errorf("cpu time: %s: %w", path, err)
 	}
-	f := strings.Fields(s[i+1:])
+	return secs, nil
+}
+
+// parseStat reads a /proc stat line: the command (or thread) name and its user+system
+// CPU seconds.
+func parseStat(s string) (name string, secs float64, err error) {
+	// The name (field 2) may hold spaces and parentheses: fields are counted after the last ')'.
+	open, end := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
+	if open < 0 || end < open {
+		return "", 0, fmt.Errorf("unparsable stat line")
+	}
+	f := strings.Fields(s[end+1:])
 	// After ')': state is field 3, so utime (14) and stime (15) are at 11 and 12.
 	if len(f) < 13 {
-		return 0, fmt.Errorf("cpu time: %s: too few fields", path)
+		return "", 0, fmt.Errorf("too few fields")
 	}
 	ut, err1 := strconv.ParseInt(f[11], 10, 64)
 	st, err2 := strconv.ParseInt(f[12], 10, 64)
 	if err1 != nil || err2 != nil {
-		return 0, fmt.Errorf("cpu time: %s: bad utime/stime %q %q", path, f[11], f[12])
+		return "", 0, fmt.Errorf("bad utime/stime %q %q", f[11], f[12])
 	}
-	return float64(ut+st) / clockTicks, nil
+	return s[open+1 : end], float64(ut+st) / clockTicks, nil
 }
 
 // MachineCPU is the machine's busy and total CPU seconds since boot, over all cores (/proc/stat).

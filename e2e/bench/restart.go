@@ -43,7 +43,7 @@ func (e *Env) Restart(ctx context.Context, arm string, n int, rate float64) (col
 		defer sc.stop()
 		readyURL = sc.url + "/readyz"
 	}
-	if err := e.Cluster.StartBroker(ctx, cluster.WithBrokerJVMOpts(e.brokerOpts(tag)...), cluster.WithBrokerNice(cfg.BrokerNice)); err != nil {
+	if err := e.Cluster.StartBroker(ctx, cluster.WithBrokerJVMOpts(e.brokerOpts(arm, tag)...), cluster.WithBrokerNice(cfg.BrokerNice)); err != nil {
 		return coldstart.Restart{}, nil, fmt.Errorf("start broker: %w", err)
 	}
 	started := time.Now()
@@ -112,6 +112,9 @@ func (e *Env) Restart(ctx context.Context, arm string, n int, rate float64) (col
 	defer mu.Unlock()
 	d := &coldstart.Diagnostics{}
 	d.PreReady = coldstart.WindowDiag{Seconds: atReady.at.Sub(started).Seconds(), BrokerCPUSeconds: atReady.broker}
+	if t := atReady.threads; atReady.threadsErr == nil {
+		d.PreReady.BrokerCompilerCPUSeconds, d.PreReady.BrokerGCCPUSeconds = t.Compiler, t.GC
+	}
 	if j := atReady.jvm; atReady.jvmErr == nil { // a fresh JVM: its counters are the pre-Ready figures
 		d.PreReady.JITCompiles, d.PreReady.JITSeconds = j.Compiles, j.CompileSeconds
 		d.PreReady.GCPauses, d.PreReady.GCSeconds, d.PreReady.SafepointSeconds = j.GCPauses, j.GCSeconds, j.SafepointSecs
@@ -170,6 +173,8 @@ type snapshot struct {
 	ok                        bool
 	jvm                       JVMCounters
 	jvmErr                    error
+	threads                   BrokerThreadCPU
+	threadsErr                error
 	broker, others, self      float64
 	machineBusy, machineTotal float64
 	err                       error
@@ -179,6 +184,7 @@ func (e *Env) snapshot(brokerPID int) snapshot {
 	s := snapshot{at: time.Now(), ok: true}
 	s.jvm, s.jvmErr = ReadJVMCounters(brokerPID)
 	s.broker, _ = CPUSeconds(brokerPID)
+	s.threads, s.threadsErr = ThreadCPU(brokerPID)
 	for _, pid := range e.Cluster.PIDs() {
 		if pid == brokerPID {
 			continue
@@ -206,6 +212,12 @@ func diff(a, b snapshot, notes *[]string, name string) coldstart.WindowDiag {
 		*notes = append(*notes, name+": "+err.Error())
 	}
 	d.BrokerCPUSeconds = b.broker - a.broker
+	if a.threadsErr == nil && b.threadsErr == nil {
+		t := b.threads.Sub(a.threads)
+		d.BrokerCompilerCPUSeconds, d.BrokerGCCPUSeconds = t.Compiler, t.GC
+	} else if err := cmp.Or(a.threadsErr, b.threadsErr); err != nil {
+		*notes = append(*notes, name+": "+err.Error())
+	}
 	d.OthersCPUSeconds = b.others - a.others
 	d.LoadCPUSeconds = b.self - a.self
 	d.MachineCPUSeconds = b.machineBusy - a.machineBusy

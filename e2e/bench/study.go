@@ -56,8 +56,12 @@ type Config struct {
 
 	BasePort      int
 	BrokerJVMOpts []string // nil: ChartBrokerJVMOpts
-	BenchRows     int      // 0: the harness default (1,000,000)
-	BenchSegments int      // 0: the harness default (8)
+	// ArmBrokerJVMOpts are added to one arm's restarted brokers, after BrokerJVMOpts (so they
+	// win): a JVM setting measured interleaved against the same sidecar in another arm (e.g.
+	// on_baseline running this build, --baseline-sidecar).
+	ArmBrokerJVMOpts map[string][]string
+	BenchRows        int // 0: the harness default (1,000,000)
+	BenchSegments    int // 0: the harness default (8)
 	// SidecarEnv is added to every ON arm's WARMUP_* environment (e.g. WARMUP_BUDGET), over
 	// the arm's own settings.
 	SidecarEnv map[string]string
@@ -132,6 +136,16 @@ func (c Config) check() error {
 		return fmt.Errorf("timeout %s: want > 0", c.Timeout)
 	case c.BrokerNice < 0 || c.BrokerNice > 19:
 		return fmt.Errorf("broker nice %d: want 0–19", c.BrokerNice)
+	}
+	for a, opts := range c.ArmBrokerJVMOpts {
+		if !slices.Contains(c.Arms, a) {
+			return fmt.Errorf("broker JVM options for %s: want an arm of this study (%s)", a, strings.Join(c.Arms, ", "))
+		}
+		for _, o := range opts {
+			if !strings.HasPrefix(o, "-") {
+				return fmt.Errorf("broker JVM option %q for %s: want a JVM option (starting with -)", o, a)
+			}
+		}
 	}
 	for a := range c.ArmEnv {
 		if !slices.Contains(c.Arms, a) || a == coldstart.ArmOff {
@@ -226,7 +240,7 @@ func Setup(ctx context.Context, cfg Config) (*Env, error) {
 		BenchTable:    true,
 		BenchRows:     cfg.BenchRows,
 		BenchSegments: cfg.BenchSegments,
-		BrokerJVMOpts: e.brokerOpts("initial"),
+		BrokerJVMOpts: e.brokerOpts("", "initial"),
 	}
 	c, err := cluster.Start(ctx, opts)
 	if err != nil && ctx.Err() == nil {
@@ -275,9 +289,12 @@ func (e *Env) WorkDir() string { return e.work }
 // PinotVersion is the version of the jars in use.
 func (e *Env) PinotVersion() string { return e.version }
 
-func (e *Env) brokerOpts(tag string) []string {
+// brokerOpts are the JVM options of a broker started for arm (empty: the first broker, which
+// calibrates and warms the servers), tag naming its GC log.
+func (e *Env) brokerOpts(arm, tag string) []string {
 	gc := filepath.Join(e.work, "gc", "broker-"+tag+".log")
 	opts := append(slices.Clone(e.cfg.BrokerJVMOpts), e.agentOpts...)
+	opts = append(opts, e.cfg.ArmBrokerJVMOpts[arm]...)
 	return append(opts, "-Xlog:gc*:file="+gc+":time,uptime,level,tags")
 }
 
@@ -342,7 +359,7 @@ func (e *Env) Study(ctx context.Context, rate float64, calib *coldstart.Calibrat
 		Smoke: cfg.Smoke, ColdWindow: coldstart.Window{Start: 0, End: cfg.Cold},
 		WarmWindow: coldstart.Window{Start: cfg.WarmStart, End: cfg.WarmEnd},
 		TimeoutMs:  float64(cfg.Timeout.Milliseconds()), Queries: cfg.Mix,
-		BrokerJVMOpts: append(slices.Clone(cfg.BrokerJVMOpts), e.agentOpts...), Machine: m, Command: cfg.Command, StartedAt: time.Now(),
+		BrokerJVMOpts: append(slices.Clone(cfg.BrokerJVMOpts), e.agentOpts...), ArmBrokerJVMOpts: cfg.ArmBrokerJVMOpts, Machine: m, Command: cfg.Command, StartedAt: time.Now(),
 	}
 	if calib != nil {
 		s.Notes = append(s.Notes, calib.Note())

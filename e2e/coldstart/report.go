@@ -86,7 +86,9 @@ type Diagnostics struct {
 // WindowDiag is what happened during one span of time.
 type WindowDiag struct {
 	Seconds float64 `json:"seconds"`
-	// JIT: methods compiled and compiler thread time (jstat -compiler's Compiled and Time).
+	// JIT: methods compiled and the compilations' wall time (jstat -compiler's Compiled and
+	// Time). On a busy machine the wall time counts a compiler thread waiting for a core too:
+	// BrokerCompilerCPUSeconds is what the compiler threads really used.
 	JITCompiles int64   `json:"jit_compiles"`
 	JITSeconds  float64 `json:"jit_seconds"`
 	// GC pauses (count and total, all collectors) and time spent at safepoints.
@@ -96,11 +98,15 @@ type WindowDiag struct {
 	// CPU seconds: the broker JVM, the cluster's other JVMs (servers, controller, ZooKeeper),
 	// the load generator (this process) and the whole machine; MachineBusy is the machine's
 	// busy share of all its cores.
-	BrokerCPUSeconds  float64 `json:"broker_cpu_seconds"`
-	OthersCPUSeconds  float64 `json:"others_cpu_seconds"`
-	LoadCPUSeconds    float64 `json:"load_cpu_seconds"`
-	MachineCPUSeconds float64 `json:"machine_cpu_seconds"`
-	MachineBusy       float64 `json:"machine_busy"`
+	BrokerCPUSeconds float64 `json:"broker_cpu_seconds"`
+	// Of BrokerCPUSeconds: the JIT compiler threads' and the GC threads' (with the VM
+	// thread's safepoint work) CPU seconds, from the broker's per-thread /proc stat.
+	BrokerCompilerCPUSeconds float64 `json:"broker_compiler_cpu_seconds"`
+	BrokerGCCPUSeconds       float64 `json:"broker_gc_cpu_seconds"`
+	OthersCPUSeconds         float64 `json:"others_cpu_seconds"`
+	LoadCPUSeconds           float64 `json:"load_cpu_seconds"`
+	MachineCPUSeconds        float64 `json:"machine_cpu_seconds"`
+	MachineBusy              float64 `json:"machine_busy"`
 	// BrokerLog summarises the broker's own query log over the window (queries that finished
 	// in it; the log is rate-limited, so it is a sample).
 	BrokerLog *BrokerLogStats `json:"broker_log,omitempty"`
@@ -150,18 +156,20 @@ type Study struct {
 	Arms         map[string]*Arm `json:"arms"`
 
 	// Mix names the query mix (MixNames); empty for a queries file.
-	Mix           string    `json:"mix,omitempty"`
-	Smoke         bool      `json:"smoke"`
-	ColdWindow    Window    `json:"cold_window"`
-	WarmWindow    Window    `json:"warm_window"`
-	TimeoutMs     float64   `json:"timeout_ms"`
-	Queries       Mix       `json:"queries"`
-	BrokerJVMOpts []string  `json:"broker_jvm_opts,omitempty"`
-	Machine       Machine   `json:"machine"`
-	Command       string    `json:"command"`
-	StartedAt     time.Time `json:"started_at"`
-	FinishedAt    time.Time `json:"finished_at"`
-	Notes         []string  `json:"notes,omitempty"`
+	Mix           string   `json:"mix,omitempty"`
+	Smoke         bool     `json:"smoke"`
+	ColdWindow    Window   `json:"cold_window"`
+	WarmWindow    Window   `json:"warm_window"`
+	TimeoutMs     float64  `json:"timeout_ms"`
+	Queries       Mix      `json:"queries"`
+	BrokerJVMOpts []string `json:"broker_jvm_opts,omitempty"`
+	// ArmBrokerJVMOpts: JVM options one arm's brokers ran with beyond BrokerJVMOpts.
+	ArmBrokerJVMOpts map[string][]string `json:"arm_broker_jvm_opts,omitempty"`
+	Machine          Machine             `json:"machine"`
+	Command          string              `json:"command"`
+	StartedAt        time.Time           `json:"started_at"`
+	FinishedAt       time.Time           `json:"finished_at"`
+	Notes            []string            `json:"notes,omitempty"`
 	// Calibration, when the rate was measured rather than given.
 	Calibration *Calibration `json:"calibration,omitempty"`
 }

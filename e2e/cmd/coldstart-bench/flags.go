@@ -114,6 +114,20 @@ func (a armEnvList) Set(v string) error {
 	return nil
 }
 
+// armOptList is a repeatable ARM:-XX:Option flag: a JVM option of one arm's brokers.
+type armOptList map[string][]string
+
+func (a armOptList) String() string { return "" }
+
+func (a armOptList) Set(v string) error {
+	arm, opt, ok := strings.Cut(v, ":")
+	if !ok || arm == "" || !strings.HasPrefix(opt, "-") {
+		return fmt.Errorf("%q: want ARM:-JVMOPTION (e.g. on_baseline:-XX:TieredStopAtLevel=1)", v)
+	}
+	a[arm] = append(a[arm], opt)
+	return nil
+}
+
 // intList is a comma-separated list of positive integers.
 type intList []int
 

@@ -103,6 +103,8 @@ func TestBadArguments(t *testing.T) {
 		{[]string{"study", "--sidecar-env", "FOO=1"}, `"FOO=1": want WARMUP_NAME=value`},
 		{[]string{"study", "--arm-env", "WARMUP_BUDGET=60s"}, `"WARMUP_BUDGET=60s": want ARM:WARMUP_NAME=value`},
 		{[]string{"study", "--arm-env", "on_jit:BUDGET=60s"}, `"on_jit:BUDGET=60s": want ARM:WARMUP_NAME=value`},
+		{[]string{"study", "--arm-broker-opt", "-XX:TieredStopAtLevel=1"}, `"-XX:TieredStopAtLevel=1": want ARM:-JVMOPTION`},
+		{[]string{"study", "--arm-broker-opt", "on_default:TieredStopAtLevel=1"}, `"on_default:TieredStopAtLevel=1": want ARM:-JVMOPTION`},
 		{[]string{"calibrate"}, "give exactly one of --broker URL and --local"},
 		{[]string{"run", "--broker", "http://x", "--rate", "10", "--mix", "nope"}, `--mix: mix "nope": want one of builtin, dashboard, api, mse`},
 		{[]string{"study", "--mix", "api", "--queries-file", "q.sql"}, "--mix api and --queries-file: give one of them"},
@@ -180,5 +182,20 @@ func TestRunWithANamedMix(t *testing.T) {
 	stderr.Reset()
 	if code := run(args, &stdout, &stderr); code != exitFailed || !strings.Contains(stderr.String(), "another query mix") {
 		t.Errorf("a second run with another mix: exit %d, stderr %q", code, stderr.String())
+	}
+}
+
+func TestArmBrokerOptFlag(t *testing.T) {
+	a := armOptList{}
+	for _, v := range []string{"on_baseline:-XX:TieredStopAtLevel=1", "on_baseline:-XX:CICompilerCount=2", "off:-Xmx2G"} {
+		if err := a.Set(v); err != nil {
+			t.Fatalf("%s: %v", v, err)
+		}
+	}
+	if got := a["on_baseline"]; len(got) != 2 || got[0] != "-XX:TieredStopAtLevel=1" || got[1] != "-XX:CICompilerCount=2" {
+		t.Errorf("on_baseline: %v", got)
+	}
+	if got := a["off"]; len(got) != 1 || got[0] != "-Xmx2G" {
+		t.Errorf("off: %v", got)
 	}
 }

@@ -20,6 +20,7 @@ func studyCmd(ctx context.Context, args []string, stdout, stderr io.Writer, log 
 		m          mixFlags
 		sidecarEnv = envList{}
 		armEnv     = armEnvList{}
+		armOpts    = armOptList{}
 		levels     = intList{1, 2, 4, 8, 16, 32}
 		fractions  = floatList(coldstart.DefaultFractions)
 		smoke      = fs.Bool("smoke", false, "1 restart per arm, short windows and a short calibration: checks the tool works, measures nothing")
@@ -43,6 +44,7 @@ func studyCmd(ctx context.Context, args []string, stdout, stderr io.Writer, log 
 	m.register(fs)
 	fs.Var(sidecarEnv, "sidecar-env", "extra WARMUP_NAME=value for the ON arms' sidecar (repeatable)")
 	fs.Var(armEnv, "arm-env", "extra ARM:WARMUP_NAME=value for one arm's sidecar, over --sidecar-env (repeatable)")
+	fs.Var(armOpts, "arm-broker-opt", "extra ARM:-JVMOPTION for one arm's restarted brokers, after the chart's (repeatable): a JVM setting A/B'd against the same sidecar in another arm")
 	fs.Var(&levels, "calibration-levels", "closed-loop client counts of the calibration")
 	fs.Var(&fractions, "rate-fractions", "shares of the warm capacity tried open loop, lowest first; the rate is the highest a warm broker serves with no cancellation and p99 ≤ 250 ms")
 	if code, ok := parse(fs, args, stderr); !ok {
@@ -82,7 +84,7 @@ func studyCmd(ctx context.Context, args []string, stdout, stderr io.Writer, log 
 		Arms: strings.Split(*arms, ","), Restarts: *restarts, Rate: *rate, RateFractions: fractions,
 		Cold: w.cold, WarmStart: w.warmStart, WarmEnd: w.warmEnd, Timeout: w.timeout, Mix: mix, MixName: mixName,
 		Settle: *settle, BasePort: *basePort, BenchRows: *rows, BenchSegments: *segments,
-		SidecarEnv: sidecarEnv, ArmEnv: armEnv, BaselineSidecar: *baseline, BrokerJMXAgent: *jmxAgent, BrokerNice: *nice, CalibrationLevels: levels, CalibrationStep: *calStep,
+		SidecarEnv: sidecarEnv, ArmEnv: armEnv, ArmBrokerJVMOpts: armOpts, BaselineSidecar: *baseline, BrokerJMXAgent: *jmxAgent, BrokerNice: *nice, CalibrationLevels: levels, CalibrationStep: *calStep,
 		WorkDir: *workDir, KeepWorkDir: *workDir != "", Smoke: *smoke,
 		Command: "coldstart-bench study " + strings.Join(args, " "), Logger: log,
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 )
 
@@ -15,25 +16,57 @@ type BrokerThreadCPU struct {
 	Compiler float64 // "C1 CompilerThre…", "C2 CompilerThre…"
 	GC       float64 // "GC Thread#n", "G1 …", "VM Thread" (safepoint operations)
 	Other    float64 // every other thread: the serve path, Helix, metrics, …
+	// threads are the per-thread readings behind the sums, by thread id.
+	threads map[int]threadReading
 }
 
-// Sub is the change from an earlier reading. A thread that exited between the two
-// readings takes its CPU with it, so a share can read low (never high).
+type threadReading struct {
+	kind string
+	secs float64
+}
+
+// Sub is the CPU used between an earlier reading and this one, thread by thread: the JVM
+// starts and stops compiler threads as its queue grows and shrinks, so the sums alone can
+// fall. A thread that exited between the readings takes its CPU since the earlier one with
+// it, so a figure can read low, never high or below zero.
 func (c BrokerThreadCPU) Sub(earlier BrokerThreadCPU) BrokerThreadCPU {
-	return BrokerThreadCPU{Compiler: c.Compiler - earlier.Compiler, GC: c.GC - earlier.GC, Other: c.Other - earlier.Other}
+	var d BrokerThreadCPU
+	for tid, t := range c.threads {
+		used := t.secs - earlier.threads[tid].secs
+		if used < 0 { // a thread id reused by a newer thread
+			used = t.secs
+		}
+		d.add(t.kind, used)
+	}
+	return d
+}
+
+func (c *BrokerThreadCPU) add(kind string, secs float64) {
+	switch kind {
+	case "compiler":
+		c.Compiler += secs
+	case "gc":
+		c.GC += secs
+	default:
+		c.Other += secs
+	}
 }
 
 // ThreadCPU reads pid's threads under /proc.
 func ThreadCPU(pid int) (BrokerThreadCPU, error) { return threadCPU("/proc", pid) }
 
 func threadCPU(procRoot string, pid int) (BrokerThreadCPU, error) {
-	dir := filepath.Join(procRoot, fmt.Sprint(pid), "task")
+	dir := filepath.Join(procRoot, strconv.Itoa(pid), "task")
 	tasks, err := os.ReadDir(dir)
 	if err != nil {
 		return BrokerThreadCPU{}, fmt.Errorf("thread cpu of pid %d: %w", pid, err)
 	}
-	var c BrokerThreadCPU
+	c := BrokerThreadCPU{threads: make(map[int]threadReading, len(tasks))}
 	for _, t := range tasks {
+		tid, err := strconv.Atoi(t.Name())
+		if err != nil {
+			continue
+		}
 		b, err := os.ReadFile(filepath.Join(dir, t.Name(), "stat"))
 		if err != nil {
 			continue // the thread exited after the listing
@@ -42,14 +75,9 @@ func threadCPU(procRoot string, pid int) (BrokerThreadCPU, error) {
 		if err != nil {
 			return BrokerThreadCPU{}, fmt.Errorf("thread cpu of pid %d, thread %s: %w", pid, t.Name(), err)
 		}
-		switch threadKind(name) {
-		case "compiler":
-			c.Compiler += secs
-		case "gc":
-			c.GC += secs
-		default:
-			c.Other += secs
-		}
+		kind := threadKind(name)
+		c.threads[tid] = threadReading{kind: kind, secs: secs}
+		c.add(kind, secs)
 	}
 	return c, nil
 }

@@ -82,6 +82,11 @@ func Markdown(s *Study) string {
 	}
 	fmt.Fprintf(&b, "Cold-start %s: Pinot %s, %.0f QPS open loop, client timeout %.0f ms, cold window [%s, %s), warm window [%s, %s) after Ready.\n\n",
 		kind, s.PinotVersion, s.RateQPS, s.TimeoutMs, secs(s.ColdWindow.Start), secs(s.ColdWindow.End), secs(s.WarmWindow.Start), secs(s.WarmWindow.End))
+	for _, a := range arms {
+		if opts := s.ArmBrokerJVMOpts[a]; len(opts) > 0 {
+			fmt.Fprintf(&b, "Arm %s's brokers ran with `%s` beyond the study's JVM options.\n\n", a, strings.Join(opts, " "))
+		}
+	}
 	b.WriteString("| figure |")
 	for _, a := range arms {
 		fmt.Fprintf(&b, " %s (n=%d) |", a, len(s.Arms[a].Restarts))

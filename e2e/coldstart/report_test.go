@@ -81,6 +81,17 @@ func TestMarkdownTable(t *testing.T) {
 	}
 }
 
+func TestMarkdownNamesAnArmsOwnBrokerJVMOptions(t *testing.T) {
+	s := testStudy()
+	if md := Markdown(s); strings.Contains(md, "beyond the study's JVM options") {
+		t.Errorf("no arm options, yet the table names some:\n%s", md)
+	}
+	s.ArmBrokerJVMOpts = map[string][]string{ArmOnCustom: {"-XX:TieredStopAtLevel=1"}}
+	if md := Markdown(s); !strings.Contains(md, "Arm on_custom's brokers ran with `-XX:TieredStopAtLevel=1` beyond the study's JVM options.") {
+		t.Errorf("the arm's own broker options are not named:\n%s", md)
+	}
+}
+
 func TestMarkdownTargetsWithoutAnOffStorm(t *testing.T) {
 	s := testStudy()
 	for i := range s.Arms[ArmOff].Restarts {

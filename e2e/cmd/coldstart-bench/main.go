@@ -4,6 +4,7 @@
 //	coldstart-bench run --broker URL --rate QPS [--ready-url URL] ...   one arm, any broker
 //	coldstart-bench study [--smoke] [--mix M] ...                       the interleaved study on the local cluster
 //	coldstart-bench calibrate (--broker URL | --local) ...              warm capacity → arrival rate
+//	coldstart-bench steady --jvm-mode NAME=OPTS ...                     broker JVM settings long after start
 //	coldstart-bench report --study F.json [--traces DIR]                re-render a study's table and plot
 //
 // See README.md ("Cold-start benchmark") and results/coldstart/README.md.
@@ -42,13 +43,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return studyCmd(ctx, args[1:], stdout, stderr, log)
 	case "calibrate":
 		return calibrateCmd(ctx, args[1:], stdout, stderr, log)
+	case "steady":
+		return steadyCmd(ctx, args[1:], stdout, stderr, log)
 	case "report":
 		return reportCmd(ctx, args[1:], stdout, stderr, log)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return exitOK
 	}
-	fmt.Fprintf(stderr, "unknown command %q: expected run, study, calibrate or report\n\n%s", args[0], usage)
+	fmt.Fprintf(stderr, "unknown command %q: expected run, study, calibrate, steady or report\n\n%s", args[0], usage)
 	return exitBadArgs
 }
 
@@ -62,6 +65,8 @@ Usage:
                                                          (mixes: builtin, dashboard, api, mse)
   coldstart-bench calibrate (--broker URL | --local)    a warm broker's closed-loop capacity and the
                                                          arrival rate the study would use
+  coldstart-bench steady --jvm-mode NAME=OPTS [flags]   broker JVM settings minutes after start: open-loop
+                                                         load, CPU per thread kind, then closed-loop capacity
   coldstart-bench report [--study F] [--traces DIR]     re-render a study's table (and plot, from its traces)
 
 Run "coldstart-bench COMMAND -h" for a command's flags.

@@ -106,6 +106,9 @@ func TestBadArguments(t *testing.T) {
 		{[]string{"study", "--arm-broker-opt", "-XX:TieredStopAtLevel=1"}, `"-XX:TieredStopAtLevel=1": want ARM:-JVMOPTION`},
 		{[]string{"study", "--arm-broker-opt", "on_default:TieredStopAtLevel=1"}, `"on_default:TieredStopAtLevel=1": want ARM:-JVMOPTION`},
 		{[]string{"calibrate"}, "give exactly one of --broker URL and --local"},
+		{[]string{"steady"}, "steady: no JVM mode: want at least one"},
+		{[]string{"steady", "--jvm-mode", "c1=TieredStopAtLevel=1"}, `option "TieredStopAtLevel=1": want a JVM option`},
+		{[]string{"steady", "--jvm-mode", "c2=", "--rounds", "0"}, "steady: rounds 0: want ≥ 1"},
 		{[]string{"run", "--broker", "http://x", "--rate", "10", "--mix", "nope"}, `--mix: mix "nope": want one of builtin, dashboard, api, mse`},
 		{[]string{"study", "--mix", "api", "--queries-file", "q.sql"}, "--mix api and --queries-file: give one of them"},
 		{[]string{"calibrate", "--local", "--mix", "MSE"}, `mix "MSE": want one of`},
@@ -197,5 +200,22 @@ func TestArmBrokerOptFlag(t *testing.T) {
 	}
 	if got := a["off"]; len(got) != 1 || got[0] != "-Xmx2G" {
 		t.Errorf("off: %v", got)
+	}
+}
+
+func TestJVMModeFlag(t *testing.T) {
+	var l jvmModeList
+	for _, v := range []string{"c2=", "c1=-XX:TieredStopAtLevel=1  -XX:CICompilerCount=2"} {
+		if err := l.Set(v); err != nil {
+			t.Fatalf("%s: %v", v, err)
+		}
+	}
+	if len(l) != 2 || l[0].Name != "c2" || len(l[0].Opts) != 0 || l[1].Name != "c1" || len(l[1].Opts) != 2 || l[1].Opts[1] != "-XX:CICompilerCount=2" {
+		t.Errorf("modes = %+v", l)
+	}
+	for _, bad := range []string{"c1", "=-XX:TieredStopAtLevel=1"} {
+		if err := l.Set(bad); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
 	}
 }

@@ -55,38 +55,13 @@ func (e *Env) Restart(ctx context.Context, arm string, n int, rate float64) (col
 	}
 	atReady := e.snapshot(pid)
 
-	// Counters at the window edges, on the Ready clock. The load can end a few ms before the
-	// warm window's end (its last arrival is due just before it), so the marks are waited for.
-	var (
-		mu    sync.Mutex
-		marks = map[string]snapshot{}
-		wg    sync.WaitGroup
-	)
-	var timers []*time.Timer
-	for name, at := range map[string]time.Duration{"cold_end": cfg.Cold, "warm_start": cfg.WarmStart, "warm_end": cfg.WarmEnd} {
-		wg.Add(1)
-		timers = append(timers, time.AfterFunc(time.Until(readyAt.Add(at)), func() {
-			defer wg.Done()
-			s := e.snapshot(pid)
-			mu.Lock()
-			marks[name] = s
-			mu.Unlock()
-		}))
-	}
-	bc := coldstart.NewBrokerClient(e.Cluster.BrokerURL(), nil)
-	tr, err := coldstart.RunLoad(ctx, coldstart.LoadConfig{Rate: rate, Duration: cfg.WarmEnd, Timeout: cfg.Timeout}, cfg.Mix, bc.Send)
-	bc.Close()
-	if err != nil {
-		for _, t := range timers {
-			if t.Stop() {
-				wg.Done()
-			}
-		}
-	}
-	wg.Wait()
+	// Counters at the window edges, on the Ready clock.
+	at := []time.Duration{cfg.Cold, cfg.WarmStart, cfg.WarmEnd}
+	tr, snaps, err := e.loadWithSnapshots(ctx, pid, readyAt, at, rate, cfg.WarmEnd)
 	if err != nil {
 		return coldstart.Restart{}, tr, err
 	}
+	marks := map[string]snapshot{"cold_end": snaps[0], "warm_start": snaps[1], "warm_end": snaps[2]}
 	if e.Cluster.BrokerPID() != pid {
 		return coldstart.Restart{}, tr, fmt.Errorf("the broker JVM (pid %d) died under load; see %s", pid, e.Cluster.LogPath("broker"))
 	}
@@ -108,8 +83,6 @@ func (e *Env) Restart(ctx context.Context, arm string, n int, rate float64) (col
 			e.cfg.Logger.Warn("sidecar warmup did not succeed", "arm", arm, "restart", n, "outcome", st.Outcome, "last_error", st.LastError)
 		}
 	}
-	mu.Lock()
-	defer mu.Unlock()
 	d := &coldstart.Diagnostics{}
 	d.PreReady = coldstart.WindowDiag{Seconds: atReady.at.Sub(started).Seconds(), BrokerCPUSeconds: atReady.broker}
 	if t := atReady.threads; atReady.threadsErr == nil {
@@ -130,6 +103,34 @@ func (e *Env) Restart(ctx context.Context, arm string, n int, rate float64) (col
 	}
 	res.Diagnostics = d
 	return res, tr, nil
+}
+
+// loadWithSnapshots runs the mix open loop at rate for d from now and reads the broker's
+// counters at t0+at[i]. The load can end a few ms before the last mark (its last arrival is
+// due just before it), so the marks are waited for; on an error the pending ones are dropped.
+func (e *Env) loadWithSnapshots(ctx context.Context, pid int, t0 time.Time, at []time.Duration, rate float64, d time.Duration) (*coldstart.Trace, []snapshot, error) {
+	snaps := make([]snapshot, len(at))
+	var wg sync.WaitGroup
+	timers := make([]*time.Timer, 0, len(at))
+	for i, a := range at {
+		wg.Add(1)
+		timers = append(timers, time.AfterFunc(time.Until(t0.Add(a)), func() {
+			defer wg.Done()
+			snaps[i] = e.snapshot(pid)
+		}))
+	}
+	bc := coldstart.NewBrokerClient(e.Cluster.BrokerURL(), nil)
+	defer bc.Close()
+	tr, err := coldstart.RunLoad(ctx, coldstart.LoadConfig{Rate: rate, Duration: d, Timeout: e.cfg.Timeout}, e.cfg.Mix, bc.Send)
+	if err != nil {
+		for _, t := range timers {
+			if t.Stop() {
+				wg.Done()
+			}
+		}
+	}
+	wg.Wait()
+	return tr, snaps, err
 }
 
 // waitReady waits for readyURL to answer 200, failing early if the sidecar or the broker dies.

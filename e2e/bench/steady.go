@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/warmup-sidecar/warmup-sidecar/e2e/cluster"
@@ -165,28 +164,12 @@ func (e *Env) steadyRun(ctx context.Context, sc SteadyConfig, mode JVMMode, roun
 	run := SteadyRun{Round: round, HealthySeconds: healthy.Sub(started).Seconds()}
 
 	n := int(sc.Load / sc.Slice)
-	marks := make([]snapshot, n+1)
-	var wg sync.WaitGroup
-	timers := make([]*time.Timer, 0, n+1)
-	for k := 0; k <= n; k++ {
-		wg.Add(1)
-		timers = append(timers, time.AfterFunc(time.Until(healthy.Add(time.Duration(k)*sc.Slice)), func() {
-			defer wg.Done()
-			marks[k] = e.snapshot(pid)
-		}))
+	at := make([]time.Duration, n+1)
+	for k := range at {
+		at[k] = time.Duration(k) * sc.Slice
 	}
-	bc := coldstart.NewBrokerClient(e.Cluster.BrokerURL(), nil)
-	tr, err := coldstart.RunLoad(ctx, coldstart.LoadConfig{Rate: sc.Rate, Duration: time.Duration(n) * sc.Slice, Timeout: cfg.Timeout}, cfg.Mix, bc.Send)
+	tr, marks, err := e.loadWithSnapshots(ctx, pid, healthy, at, sc.Rate, at[n])
 	if err != nil {
-		for _, t := range timers {
-			if t.Stop() {
-				wg.Done()
-			}
-		}
-	}
-	wg.Wait()
-	if err != nil {
-		bc.Close()
 		return run, err
 	}
 	for k := range n {
@@ -203,6 +186,7 @@ func (e *Env) steadyRun(ctx context.Context, sc SteadyConfig, mode JVMMode, roun
 		}
 		run.Slices = append(run.Slices, sl)
 	}
+	bc := coldstart.NewBrokerClient(e.Cluster.BrokerURL(), nil)
 	for _, c := range sc.CapacityLevels {
 		run.Capacity = append(run.Capacity, coldstart.ClosedLoop(ctx, c, sc.CapacityStep, cfg.Timeout, cfg.Mix, bc.Send))
 	}

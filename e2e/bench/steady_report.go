@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -34,9 +35,9 @@ func SteadyMarkdown(s *SteadyStudy) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Steady study, mix %s: Pinot %s, %.0f QPS open loop for %.0f s from each broker's first /health 200, "+
 		"then closed-loop capacity; client timeout %.0f ms. Broker JVM: %s, plus per mode:\n\n",
-		cmpOr(s.Mix, "from a file"), s.PinotVersion, s.RateQPS, s.LoadSeconds, s.TimeoutMs, strings.Join(s.BrokerJVMOpts, " "))
+		cmp.Or(s.Mix, "from a file"), s.PinotVersion, s.RateQPS, s.LoadSeconds, s.TimeoutMs, strings.Join(s.BrokerJVMOpts, " "))
 	for _, m := range s.Modes {
-		fmt.Fprintf(&b, "- `%s`: %s (%d runs)\n", m.Name, cmpOr(strings.Join(m.Opts, " "), "nothing more"), len(s.Runs[m.Name]))
+		fmt.Fprintf(&b, "- `%s`: %s (%d runs)\n", m.Name, cmp.Or(strings.Join(m.Opts, " "), "nothing more"), len(s.Runs[m.Name]))
 	}
 	b.WriteString("\nCells: **median** [min – max] over the runs. A cancelled query counts as the timeout in p50/p99.\n")
 	figures := []struct {
@@ -150,11 +151,4 @@ func capacityLevels(s *SteadyStudy) []int {
 		}
 	}
 	return out
-}
-
-func cmpOr(s, alt string) string {
-	if s == "" {
-		return alt
-	}
-	return s
 }

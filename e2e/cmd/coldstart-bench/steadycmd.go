@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"flag"
 	"fmt"
@@ -42,7 +43,7 @@ func steadyCmd(ctx context.Context, args []string, stdout, stderr io.Writer, log
 		return exitBadArgs
 	}
 	if *name == "" {
-		*name = "steady-" + cmpOr(mixName, "queries")
+		*name = "steady-" + cmp.Or(mixName, "queries")
 	}
 	sc := bench.SteadyConfig{Modes: modes, Rounds: *rounds, Rate: *rate, Load: *load, Slice: *slice,
 		CapacityLevels: levels, CapacityStep: *capStep}
@@ -74,11 +75,4 @@ func (l *jvmModeList) Set(v string) error {
 	}
 	*l = append(*l, bench.JVMMode{Name: name, Opts: strings.Fields(opts)})
 	return nil
-}
-
-func cmpOr(s, alt string) string {
-	if s == "" {
-		return alt
-	}
-	return s
 }

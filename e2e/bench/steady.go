@@ -35,6 +35,16 @@ type SteadyConfig struct {
 	CapacityStep   time.Duration
 }
 
+// notJVMOpt is the first entry that is no JVM option (a value, or a typo without its dash).
+func notJVMOpt(opts []string) (string, bool) {
+	for _, o := range opts {
+		if !strings.HasPrefix(o, "-") {
+			return o, true
+		}
+	}
+	return "", false
+}
+
 // Check says what is wrong with c, naming the setting.
 func (c SteadyConfig) Check() error {
 	names := map[string]bool{}
@@ -43,10 +53,8 @@ func (c SteadyConfig) Check() error {
 			return fmt.Errorf("JVM mode %q: want a unique, non-empty name", m.Name)
 		}
 		names[m.Name] = true
-		for _, o := range m.Opts {
-			if !strings.HasPrefix(o, "-") {
-				return fmt.Errorf("JVM mode %s: option %q: want a JVM option (starting with -)", m.Name, o)
-			}
+		if o, bad := notJVMOpt(m.Opts); bad {
+			return fmt.Errorf("JVM mode %s: option %q: want a JVM option (starting with -)", m.Name, o)
 		}
 	}
 	switch {
@@ -88,6 +96,8 @@ type SteadyRun struct {
 	HealthySeconds float64                  `json:"healthy_seconds"` // JVM start → /health 200
 	Slices         []SteadySlice            `json:"slices"`
 	Capacity       []coldstart.CapacityStep `json:"capacity"`
+	// Notes say which counters could not be read (their figures then read 0).
+	Notes []string `json:"notes,omitempty"`
 }
 
 // SteadySlice is one slice of the open-loop load, by scheduled send time since /health 200.
@@ -175,15 +185,9 @@ func (e *Env) steadyRun(ctx context.Context, sc SteadyConfig, mode JVMMode, roun
 	for k := range n {
 		from, to := time.Duration(k)*sc.Slice, time.Duration(k+1)*sc.Slice
 		sl := SteadySlice{From: from.Seconds(), To: to.Seconds(), Stats: coldstart.Stats(tr, coldstart.Window{Start: from, End: to})}
-		a, b := marks[k], marks[k+1]
-		sl.BrokerCPUSeconds = b.broker - a.broker
-		if a.threadsErr == nil && b.threadsErr == nil {
-			t := b.threads.Sub(a.threads)
-			sl.CompilerCPUSeconds, sl.GCCPUSeconds = t.Compiler, t.GC
-		}
-		if a.jvmErr == nil && b.jvmErr == nil {
-			sl.JITCompiles = b.jvm.Sub(a.jvm).Compiles
-		}
+		d := diff(marks[k], marks[k+1], &run.Notes, fmt.Sprintf("slice %d", k+1))
+		sl.BrokerCPUSeconds, sl.CompilerCPUSeconds, sl.GCCPUSeconds = d.BrokerCPUSeconds, d.BrokerCompilerCPUSeconds, d.BrokerGCCPUSeconds
+		sl.JITCompiles = d.JITCompiles
 		run.Slices = append(run.Slices, sl)
 	}
 	bc := coldstart.NewBrokerClient(e.Cluster.BrokerURL(), nil)

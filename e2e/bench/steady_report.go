@@ -6,8 +6,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
+
+	"github.com/warmup-sidecar/warmup-sidecar/e2e/coldstart"
 )
 
 // WriteSteady writes <dir>/<name>.json and <name>.md.
@@ -106,11 +107,7 @@ func spread(xs []float64, unit string) string {
 	if len(xs) == 0 {
 		return "n/a"
 	}
-	s := slices.Sorted(slices.Values(xs))
-	med := s[len(s)/2]
-	if len(s)%2 == 0 {
-		med = (s[len(s)/2-1] + s[len(s)/2]) / 2
-	}
+	g := coldstart.Aggregate(xs)
 	f := func(x float64) string {
 		switch {
 		case unit == "%":
@@ -121,7 +118,7 @@ func spread(xs []float64, unit string) string {
 			return fmt.Sprintf("%.1f", x)
 		}
 	}
-	return fmt.Sprintf("**%s** [%s – %s]", f(med), f(s[0]), f(s[len(s)-1]))
+	return fmt.Sprintf("**%s** [%s – %s]", f(g.Median), f(g.Min), f(g.Max))
 }
 
 // longestSlices are the slices of the run with the most of them (every run has the same

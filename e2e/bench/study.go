@@ -141,10 +141,8 @@ func (c Config) check() error {
 		if !slices.Contains(c.Arms, a) {
 			return fmt.Errorf("broker JVM options for %s: want an arm of this study (%s)", a, strings.Join(c.Arms, ", "))
 		}
-		for _, o := range opts {
-			if !strings.HasPrefix(o, "-") {
-				return fmt.Errorf("broker JVM option %q for %s: want a JVM option (starting with -)", o, a)
-			}
+		if o, bad := notJVMOpt(opts); bad {
+			return fmt.Errorf("broker JVM option %q for %s: want a JVM option (starting with -)", o, a)
 		}
 	}
 	for a := range c.ArmEnv {

@@ -20,8 +20,17 @@ type BrokerThreadCPU struct {
 	threads map[int]threadReading
 }
 
+// threadKind is what a JVM thread does, by its name.
+type threadKind int
+
+const (
+	otherThread threadKind = iota
+	compilerThread
+	gcThread
+)
+
 type threadReading struct {
-	kind string
+	kind threadKind
 	secs float64
 }
 
@@ -41,11 +50,11 @@ func (c BrokerThreadCPU) Sub(earlier BrokerThreadCPU) BrokerThreadCPU {
 	return d
 }
 
-func (c *BrokerThreadCPU) add(kind string, secs float64) {
+func (c *BrokerThreadCPU) add(kind threadKind, secs float64) {
 	switch kind {
-	case "compiler":
+	case compilerThread:
 		c.Compiler += secs
-	case "gc":
+	case gcThread:
 		c.GC += secs
 	default:
 		c.Other += secs
@@ -75,20 +84,20 @@ func threadCPU(procRoot string, pid int) (BrokerThreadCPU, error) {
 		if err != nil {
 			return BrokerThreadCPU{}, fmt.Errorf("thread cpu of pid %d, thread %s: %w", pid, t.Name(), err)
 		}
-		kind := threadKind(name)
+		kind := kindOf(name)
 		c.threads[tid] = threadReading{kind: kind, secs: secs}
 		c.add(kind, secs)
 	}
 	return c, nil
 }
 
-// threadKind classifies a HotSpot thread by its name (as /proc shows it: 15 bytes).
-func threadKind(name string) string {
+// kindOf classifies a HotSpot thread by its name (as /proc shows it: 15 bytes).
+func kindOf(name string) threadKind {
 	switch {
 	case strings.HasPrefix(name, "C1 CompilerThre"), strings.HasPrefix(name, "C2 CompilerThre"):
-		return "compiler"
+		return compilerThread
 	case strings.HasPrefix(name, "GC Thread"), strings.HasPrefix(name, "G1 "), name == "VM Thread":
-		return "gc"
+		return gcThread
 	}
-	return "other"
+	return otherThread
 }

@@ -266,6 +266,8 @@ build_like_dockerfile() {
 	echo "$cmd"
 	(
 		eval "export ${env_line#ENV }"
+		# The image's build context has no go.work: the product module alone, as here.
+		export GOWORK=off
 		export VERSION TARGETOS=linux TARGETARCH
 		TARGETARCH="$(go env GOARCH)"
 		eval "$cmd"

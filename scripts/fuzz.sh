@@ -16,7 +16,8 @@ cd "$(dirname "$0")/.."
 fuzztime=${FUZZTIME:-20s}
 minimize=${FUZZMINIMIZETIME:-10s}
 patterns=("$@")
-[ ${#patterns[@]} -gt 0 ] || patterns=(./...)
+# The product module and the tooling module (e2e/, tied by go.work).
+[ ${#patterns[@]} -gt 0 ] || patterns=(./... ./e2e/...)
 
 # fuzz_one runs one target. A real finding (a failing input written, a panic)
 # fails. A run whose only complaint is "context deadline exceeded" never got past

@@ -13,8 +13,9 @@ import (
 	"strings"
 )
 
-// RepoRoot finds the module root by walking up to go.mod, first from the working directory (go
-// test runs in the package dir, the demo from the repo), then from this source file.
+// RepoRoot finds the repository root (the product module's go.mod beside scripts/install-pinot.sh;
+// e2e/go.mod, the tooling module's, has no scripts beside it) by walking up, first from the working
+// directory (go test runs in the package dir, the demo from the repo), then from this source file.
 func RepoRoot() (string, error) {
 	var starts []string
 	if wd, err := os.Getwd(); err == nil {

@@ -7,7 +7,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -20,12 +19,14 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/warmup-sidecar/warmup-sidecar/e2e/cluster"
 	"github.com/warmup-sidecar/warmup-sidecar/internal/supervisor"
 )
 
-// Build compiles ./cmd/warmup-sidecar (found from the module root) into dir.
+// Build compiles ./cmd/warmup-sidecar (found from the repository root: the product module, not
+// this tooling module) into dir.
 func Build(ctx context.Context, dir string) (string, error) {
-	root, err := moduleRoot()
+	root, err := cluster.RepoRoot()
 	if err != nil {
 		return "", err
 	}
@@ -37,23 +38,6 @@ func Build(ctx context.Context, dir string) (string, error) {
 		return "", fmt.Errorf("building warmup-sidecar: %v\n%s", err, b)
 	}
 	return out, nil
-}
-
-func moduleRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("no go.mod above the working directory")
-		}
-		dir = parent
-	}
 }
 
 // Proc is one running sidecar.

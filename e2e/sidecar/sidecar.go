@@ -25,7 +25,7 @@ import (
 
 // Build compiles ./cmd/warmup-sidecar (found from the module root) into dir.
 func Build(ctx context.Context, dir string) (string, error) {
-	root, err := moduleRoot()
+	root, err := ModuleRoot()
 	if err != nil {
 		return "", err
 	}
@@ -39,7 +39,8 @@ func Build(ctx context.Context, dir string) (string, error) {
 	return out, nil
 }
 
-func moduleRoot() (string, error) {
+// ModuleRoot is the directory holding go.mod, found upwards from the working directory.
+func ModuleRoot() (string, error) {
 	dir, err := os.Getwd()
 	if err != nil {
 		return "", err

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -57,7 +58,7 @@ func TestDockerfileTargetsAgree(t *testing.T) {
 
 // The chart runs the image: its user is the image's USER, its port the image's EXPOSE, its args
 // the image's CMD (the chart sets them anyway; a difference would make `docker run` and the pod
-// disagree).
+// disagree), its image the one the labels say this repository publishes.
 func TestChartAgreesWithTheImage(t *testing.T) {
 	release, _ := StageNamed(dockerfileStages(t), "release")
 	pod, err := container.RenderedPod("warmup:\n  controllerUrl: http://pinot-controller:9000\n")
@@ -74,6 +75,11 @@ func TestChartAgreesWithTheImage(t *testing.T) {
 	_, port, _ := strings.Cut(pod.Sidecar.EnvMap()["WARMUP_LISTEN_ADDR"], ":")
 	if port != last(release.Args("EXPOSE")) {
 		t.Errorf("chart listens on port %q, the image EXPOSEs %q", port, release.Args("EXPOSE"))
+	}
+	// The chart pulls the image from the registry of the repository its source label names.
+	source := regexp.MustCompile(`org\.opencontainers\.image\.source="https://github\.com/([^"]+)"`).FindStringSubmatch(last(release.Args("LABEL")))
+	if repo, _, _ := strings.Cut(pod.Sidecar.Image, ":"); len(source) < 2 || repo != "ghcr.io/"+source[1] {
+		t.Errorf("chart image %q, source label %q: want ghcr.io/<the source repository>", pod.Sidecar.Image, source)
 	}
 	var cmd []string
 	if err := json.Unmarshal([]byte(last(release.Args("CMD"))), &cmd); err != nil || !slices.Equal(cmd, pod.Sidecar.Args) || len(pod.Sidecar.Command) > 0 {

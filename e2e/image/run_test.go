@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -64,6 +65,7 @@ func TestImageRunsAsThePodRunsIt(t *testing.T) {
 		time.Sleep(100 * time.Millisecond)
 	}
 	checkProcess(t, ctx, ctr, pod.Sidecar.SecurityContext)
+	checkMemoryLimit(t, ctx, ctr, pod.Sidecar.Resources)
 
 	broker.SetStatus("GOOD")
 	healthy := time.Now()
@@ -189,4 +191,43 @@ func waitFor(t *testing.T, d time.Duration, what string, ok func() bool) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// checkMemoryLimit reads the memory limit of the container's cgroup: the rendered limit.
+func checkMemoryLimit(t *testing.T, ctx context.Context, ctr *container.Ctr, resources json.RawMessage) {
+	t.Helper()
+	flags, err := container.ResourceFlags(resources)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.Index(flags, "--memory")
+	if i < 0 {
+		return // no memory limit rendered
+	}
+	pid, err := ctr.PID(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cgroup", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var file string
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.SplitN(line, ":", 3)
+		switch {
+		case len(f) == 3 && slices.Contains(strings.Split(f[1], ","), "memory"):
+			file = "/sys/fs/cgroup/memory" + f[2] + "/memory.limit_in_bytes"
+		case len(f) == 3 && f[0] == "0" && f[1] == "" && file == "":
+			file = "/sys/fs/cgroup" + f[2] + "/memory.max"
+		}
+	}
+	got, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatalf("reading the container's memory limit: %v", err)
+	}
+	if strings.TrimSpace(string(got)) != flags[i+1] {
+		t.Errorf("%s: %s, want the rendered limit %s bytes", file, strings.TrimSpace(string(got)), flags[i+1])
+	}
+	t.Logf("cgroup memory limit %s bytes (%s)", strings.TrimSpace(string(got)), file)
 }

@@ -48,6 +48,9 @@ for p in "${plats[@]}"; do
 	[[ " $SUPPORTED " == *" $p "* ]] || die "unsupported platform \"$p\": expected one or more of ${SUPPORTED// /, }"
 done
 
+# Paths the caller gave are the caller's, from here on absolute.
+out="$(realpath -m "$out")"
+[[ -z "$bin_dir" ]] || bin_dir="$(realpath -m "$bin_dir")"
 cd "$ROOT"
 VERSION="${VERSION:-$(git describe --tags --always --dirty 2>/dev/null || true)}"
 [[ -n "$VERSION" ]] || die "VERSION is not set and git describe found no commit: set VERSION"
@@ -72,7 +75,6 @@ command -v cyclonedx-gomod >/dev/null 2>&1 ||
 	die "cyclonedx-gomod not found on PATH: scripts/install-tools.sh installs it (export PATH=\"\$(scripts/install-tools.sh | tail -1):\$PATH\")"
 
 base="${out%.oci.tar}"
-mkdir -p "$(dirname "$out")"
 
 # ---- the build context: Dockerfile, rootfs/etc, linux-<arch>/warmup-sidecar ----------------
 WORK="$(mktemp -d "${TMPDIR:-/tmp}/warmup-image.XXXXXX")"
@@ -86,7 +88,9 @@ cleanup() {
 trap cleanup EXIT
 
 ctx="$WORK/context"
-mkdir -p "$ctx/rootfs/etc/ssl/certs"
+# Everything lands in $WORK/out first and moves beside $out together, at the end.
+staged="$WORK/out"
+mkdir -p "$ctx/rootfs/etc/ssl/certs" "$staged"
 cp Dockerfile "$ctx/"
 cp image/rootfs/etc/passwd image/rootfs/etc/group "$ctx/rootfs/etc/"
 cp "$CA_BUNDLE" "$ctx/rootfs/etc/ssl/certs/ca-certificates.crt"
@@ -101,7 +105,7 @@ for p in "${plats[@]}"; do
 	fi
 	chmod 0755 "$dir/warmup-sidecar"
 	GOOS="${p%/*}" GOARCH="${p#*/}" cyclonedx-gomod bin -json -std -noserial -notimestamp \
-		-version "$VERSION" -output "$base.${p/\//-}.cdx.json" "$dir/warmup-sidecar"
+		-version "$VERSION" -output "$staged/${p/\//-}.cdx.json" "$dir/warmup-sidecar"
 done
 
 # ---- buildah: one image per platform, one index, pushed to an OCI layout ------------------
@@ -133,8 +137,11 @@ fi
 
 # ---- the archive: name order, fixed owner, mode and time, so equal layouts tar equal bytes --
 tar --sort=name --mtime="@$SOURCE_DATE_EPOCH" --owner=0 --group=0 --numeric-owner \
-	--mode='u=rwX,go=rX' --format=gnu -C "$WORK/layout" -cf "$out.tmp" .
-mv "$out.tmp" "$out"
-digest="$(cat "$WORK/digest")"
-echo "$digest" >"$base.digest"
-echo "image: $out ($VERSION, ${plats[*]}): index $digest"
+	--mode='u=rwX,go=rX' --format=gnu -C "$WORK/layout" -cf "$staged/archive" .
+mkdir -p "$(dirname "$out")"
+for p in "${plats[@]}"; do
+	mv "$staged/${p/\//-}.cdx.json" "$base.${p/\//-}.cdx.json"
+done
+mv "$WORK/digest" "$base.digest"
+mv "$staged/archive" "$out"
+echo "image: $out ($VERSION, ${plats[*]}): index $(cat "$base.digest")"

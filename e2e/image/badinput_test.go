@@ -25,7 +25,7 @@ func TestImageScriptRefusesBadInput(t *testing.T) {
 	}
 	// A PATH holding only what the script runs before it looks for buildah.
 	noBuildah := t.TempDir()
-	for _, tool := range []string{"dirname"} {
+	for _, tool := range []string{"dirname", "realpath"} {
 		p, err := exec.LookPath(tool)
 		if err != nil {
 			t.Fatal(err)

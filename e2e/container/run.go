@@ -24,7 +24,7 @@ type Ctr struct {
 }
 
 // Run starts the pod's sidecar from image as the kubelet would: the rendered command, args and
-// env, its securityContext and resources. It shares the host's network namespace: a pod's
+// env, its securityContext and resources, for no longer than ctx lasts. It shares the host's network namespace: a pod's
 // containers share one, so the sidecar's 127.0.0.1 is the broker's, here the test's. Ulimits are
 // explicit, no higher than this process may set (podman's defaults exceed them here).
 func (p *Podman) Run(ctx context.Context, image string, pod Pod) (*Ctr, error) {
@@ -53,8 +53,15 @@ func (p *Podman) Run(ctx context.Context, image string, pod Pod) (*Ctr, error) {
 		return nil, err
 	}
 	name := "warmup-sidecar-" + randomHex()
+	// conmon kills the container at ctx's deadline even if this process is gone by then (a test
+	// binary that timed out skips its cleanups).
+	lifetime := 30 * time.Minute
+	if d, ok := ctx.Deadline(); ok {
+		lifetime = time.Until(d)
+	}
 	args := []string{"run", "--detach", "--name", name, "--network", "host",
-		"--cgroup-parent", p.cgroupParent, "--log-driver", "k8s-file", "--pull", "never"}
+		"--cgroup-parent", p.cgroupParent, "--log-driver", "k8s-file", "--pull", "never",
+		"--timeout", strconv.Itoa(max(int(lifetime.Seconds()), 1))}
 	args = append(append(append(args, security...), resources...), limits...)
 	for _, e := range c.Env {
 		if len(e.ValueFrom) > 0 {

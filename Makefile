@@ -6,7 +6,7 @@ LDFLAGS := -s -w -X main.version=$(VERSION)
 BIN := bin/warmup-sidecar
 INJECT_BIN := bin/warmup-inject
 
-.PHONY: all build test unit vet packaging dashboard fuzz footprint bench bench-mixes bench-smoke e2e demo bench fuzz clean
+.PHONY: all build test unit vet packaging image image-test dashboard fuzz footprint bench bench-mixes bench-smoke e2e demo bench fuzz clean
 
 all: build
 
@@ -17,8 +17,8 @@ build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '-s -w' -o $(INJECT_BIN) ./cmd/warmup-inject
 
 # What CI runs: vet, unit tests with the race detector, the packaging checks
-# (Dockerfile, chart, post-renderer, dashboard), then the later layers.
-test: vet unit packaging dashboard fuzz e2e bench-smoke
+# (Dockerfile, chart, post-renderer, dashboard), the image, then the later layers.
+test: vet unit packaging image-test dashboard fuzz e2e bench-smoke
 
 # ./... is the product module; ./e2e/... the tooling module (go.work ties them).
 vet:
@@ -32,6 +32,17 @@ unit:
 # the official chart's fixtures; installs its tools first (scripts/install-tools.sh).
 packaging:
 	bash scripts/check-packaging.sh
+
+# The container image with buildah, no daemon and nothing pulled (the Dockerfile's prebuilt
+# target, FROM scratch) for linux/amd64 and linux/arm64: dist/warmup-sidecar.oci.tar (one image
+# index tagged $(VERSION)), its index digest and a CycloneDX SBOM per platform. Reproducible.
+image:
+	PATH="$$(bash scripts/install-tools.sh | tail -1):$$PATH" VERSION=$(VERSION) bash scripts/image.sh
+
+# The archive checked (platforms, labels, size, SBOM, a second build's digest), then the amd64
+# image run by podman + runc as the chart's container, beside a fake broker.
+image-test: image
+	PATH="$$(bash scripts/install-tools.sh | tail -1):$$PATH" $(GO) test -tags image -count=1 -v ./e2e/image/
 
 # A real Prometheus (Debian package) scrapes a warming sidecar; every PromQL
 # expression of the chart's Grafana dashboard must return data.
@@ -74,4 +85,4 @@ demo:
 	$(GO) run ./e2e/demo $(ARGS)
 
 clean:
-	rm -rf bin
+	rm -rf bin dist

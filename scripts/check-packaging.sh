@@ -251,27 +251,7 @@ must_fail "container template refuses no controller, tables or queries" \
 BIN="$WORK/out/warmup-sidecar"
 VERSION="0.0.0-check"
 build_like_dockerfile() {
-	local env_line run_line
-	env_line="$(grep -m1 '^ENV CGO_ENABLED' Dockerfile)"
-	run_line="$(grep -A1 '^# check-packaging: build' Dockerfile | tail -1)"
-	[[ -n "$env_line" && "$run_line" == RUN* ]] || {
-		echo "cannot find the build ENV/RUN lines in the Dockerfile"
-		return 1
-	}
-	# Same ENV and command; only BuildKit's cache mounts are dropped and /out moves to $WORK.
-	local cmd="${run_line#RUN }"
-	cmd="$(sed -E 's/--mount=[^ ]+ //g' <<<"$cmd")"
-	cmd="${cmd//\/out\//$WORK\/out\/}"
-	echo "export ${env_line#ENV }"
-	echo "$cmd"
-	(
-		eval "export ${env_line#ENV }"
-		# The image's build context has no go.work: the product module alone, as here.
-		export GOWORK=off
-		export VERSION TARGETOS=linux TARGETARCH
-		TARGETARCH="$(go env GOARCH)"
-		eval "$cmd"
-	)
+	scripts/image-binary.sh linux "$(go env GOARCH)" "$VERSION" "$WORK/out"
 }
 check "go build exactly as the Dockerfile (CGO_ENABLED=0, -trimpath, ldflags version)" build_like_dockerfile
 check "binary is statically linked (ldd: not a dynamic executable)" \

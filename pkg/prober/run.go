@@ -37,6 +37,9 @@ type Prober struct {
 // ErrAllQueriesDropped ends a run whose every custom query was rejected.
 var ErrAllQueriesDropped = errors.New("every custom query was rejected by the broker as one it cannot compile")
 
+// errOutcomeKnown cuts the probes still in flight when a run has its outcome.
+var errOutcomeKnown = errors.New("the run has its outcome")
+
 // ErrNoBroker ends a run of a Prober without a Broker.
 var ErrNoBroker = errors.New("no broker to probe: Prober.Broker is nil")
 
@@ -348,6 +351,9 @@ func (r *run) send(ctx context.Context, step, sql string) (pinot.Result, time.Du
 	t0 := r.now()
 	res := r.p.Broker.Query(pctx, pinot.Query{SQL: sql, Timeout: timeout, ClientQueryID: id})
 	lat := r.now().Sub(t0)
+	if res.Class != pinot.Success && errors.Is(context.Cause(ctx), errOutcomeKnown) {
+		return res, lat // cut because the run has its outcome: says nothing of the broker
+	}
 	if r.pace != nil && step == StepProbe {
 		if t, quota, rate, changed := r.pace.observe(sql, res); changed {
 			if o, ok := r.p.Observer.(PaceObserver); ok {

@@ -114,10 +114,9 @@ func TestPoolShapeThatNeverAnswersHoldsUntilDropped(t *testing.T) {
 	if tr.Converged() {
 		t.Fatal("converged while a pooled shape never answered")
 	}
-	p := tr.shapes[shapes[0]].pool
-	for st, ds := range p.samples {
-		if len(ds) > tr.rule.Window {
-			t.Fatalf("%s holds %d samples, want at most a window's %d", st.state.Shape, len(ds), tr.rule.Window)
+	for _, m := range tr.shapes[shapes[0]].group.members {
+		if len(m.samples) > tr.rule.Window {
+			t.Fatalf("%s holds %d samples, want at most a window's %d", m.shape.state.Shape, len(m.samples), tr.rule.Window)
 		}
 	}
 	tr.Drop(shapes[2])

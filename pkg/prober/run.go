@@ -151,6 +151,9 @@ func (r *run) do(ctx context.Context) Report {
 	r.shapeOf, r.shapes = plan.shapeIndex()
 	r.setMSEShare(plan.Queries)
 	r.conv = NewTracker(r.s.Converge, r.shapes)
+	for _, q := range plan.Queries {
+		r.conv.Add(r.shapeOf[q], q) // each table leg's query judged on its own
+	}
 	r.conv.Pool(plan.MultiStageShapes()) // one engine's evidence (converge_pool.go)
 	r.pace = r.pacing(ctx, plan)
 	if plan.Custom {
@@ -265,15 +268,16 @@ func (r *run) dropBad(live []string, answered map[string]bool, bad map[string]st
 	return kept
 }
 
-// releaseShapes stops waiting for the convergence of shapes no live query has.
+// releaseShapes stops waiting for the convergence of queries no longer live: a
+// shape is judged on its live queries, and not at all when none is left.
 func (r *run) releaseShapes(live []string) {
-	keep := map[string]bool{}
+	keep := make(map[string]bool, len(live))
 	for _, q := range live {
-		keep[r.shapeOf[q]] = true
+		keep[q] = true
 	}
-	for _, s := range r.shapes {
-		if !keep[s] {
-			r.conv.Drop(s)
+	for q := range r.shapeOf {
+		if !keep[q] {
+			r.conv.DropQuery(q)
 		}
 	}
 }

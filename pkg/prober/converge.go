@@ -185,7 +185,7 @@ func (t *Tracker) add(shape, query string) *member {
 		return m
 	}
 	st := t.track(shape)
-	m := &member{shape: st, live: true}
+	m := &member{shape: st, live: !st.dropped}
 	st.members = append(st.members, m)
 	st.group.members = append(st.group.members, m)
 	t.queries[query] = m

@@ -167,3 +167,26 @@ func TestConvergedRunWithBothEnginesNeedsNoFortyPerMultiStageShape(t *testing.T)
 		t.Fatalf("%d multi-stage probes over %d multi-stage shapes; want fewer than the per-shape rule's %d", b.mse.Load(), len(shapes), perShape)
 	}
 }
+
+// Probes of a dropped multi-stage query (answers still in flight when it was
+// dropped, or its twin's) count for nothing: the pool's window closes on ten
+// probes of its live queries, not sooner.
+func TestPoolCountsNoProbeOfADroppedShape(t *testing.T) {
+	shapes := poolShapes(3)
+	tr := NewTracker(ConvergeRule{}, shapes)
+	tr.Pool(shapes)
+	tr.Drop(shapes[2])
+	for range 9 {
+		if told := tr.Observe(shapes[2], ms, true); len(told) > 0 {
+			t.Fatalf("a dropped shape's probe closed a window: %+v", told)
+		}
+	}
+	for i := range 9 {
+		if told := tr.Observe(shapes[i%2], 10*ms, true); len(told) > 0 {
+			t.Fatalf("the window closed after %d probes of the live shapes (and 9 of the dropped one): %+v", i+1, told)
+		}
+	}
+	if told := tr.Observe(shapes[1], 10*ms, true); len(told) != 2 {
+		t.Fatalf("the tenth live probe told %+v, want the two live shapes' window", told)
+	}
+}

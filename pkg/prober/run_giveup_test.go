@@ -83,16 +83,7 @@ func TestAShapeThatNeverSucceedsIsDropped(t *testing.T) {
 	if took := time.Since(start); took > 5*time.Second {
 		t.Errorf("warm after %s of a 10 s budget: by the budget, not the evidence", took)
 	}
-	rec.mu.Lock()
-	defer rec.mu.Unlock()
-	if len(rec.dropped) != 2 {
-		t.Fatalf("dropped %v, want the window shape on both tables", rec.dropped)
-	}
-	for sql, why := range rec.dropped {
-		if !window(sql) || !strings.Contains(why, "no success in 3 probes") || !strings.Contains(why, "QueryExecutionError") {
-			t.Errorf("dropped %q for %q", sql, why)
-		}
-	}
+	droppedOnBothTables(t, rec, window, "no success in 3 probes", "QueryExecutionError")
 	if n := b.count(window); n > 2*3+4 { // three answers each, and the workers' probes already in flight
 		t.Errorf("the broker saw %d window probes: kept after it was dropped", n)
 	}
@@ -114,14 +105,23 @@ func TestAShapeThatKeepsTimingOutIsDropped(t *testing.T) {
 	if rep.Outcome != OutcomeWarm {
 		t.Fatalf("outcome %s (%s), want warm once the slow shape is dropped", rep.Outcome, rep.Reason)
 	}
+	droppedOnBothTables(t, rec, slow, "no success in", "probe timed out")
+}
+
+// droppedOnBothTables: the run dropped exactly the shape's two queries (one per
+// table), each with a reason holding every want.
+func droppedOnBothTables(t *testing.T, rec *recorder, shape func(string) bool, wants ...string) {
+	t.Helper()
 	rec.mu.Lock()
 	defer rec.mu.Unlock()
 	if len(rec.dropped) != 2 {
-		t.Fatalf("dropped %v, want the percentile shape on both tables", rec.dropped)
+		t.Fatalf("dropped %v, want the shape on both tables", rec.dropped)
 	}
 	for sql, why := range rec.dropped {
-		if !slow(sql) || !strings.Contains(why, "no success in") || !strings.Contains(why, "probe timed out") {
-			t.Errorf("dropped %q for %q", sql, why)
+		for _, w := range wants {
+			if !shape(sql) || !strings.Contains(why, w) {
+				t.Errorf("dropped %q for %q, want %q", sql, why, w)
+			}
 		}
 	}
 }

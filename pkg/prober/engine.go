@@ -102,6 +102,17 @@ func (r *run) findEngine(ctx context.Context) <-chan Engine {
 	return out
 }
 
+// SendsMultiStage reports whether a run with these settings may send
+// multi-stage queries: its own probes (unless off, or the floor is nothing), or
+// the custom queries that choose that engine.
+func SendsMultiStage(s Settings) bool {
+	s = s.withDefaults()
+	if len(s.Queries) > 0 {
+		return len(multiStageQueries(s.Queries)) > 0
+	}
+	return s.MultiStage != EngineOff && (s.MinIterations > 0 || s.Exit == ExitConverged)
+}
+
 // mayProbeMultiStage: the run may send multi-stage probes of its own, so the
 // plan is made with them until the engine is known.
 func (r *run) mayProbeMultiStage() bool {

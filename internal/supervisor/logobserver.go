@@ -79,7 +79,11 @@ func (o *logObserver) QueryDropped(sql, reason string) {
 	if o.generated.Load() {
 		what = "generated probe"
 	}
-	o.log.Warn(what+" dropped: the broker cannot compile it", "sql", sql, "reason", reason)
+	why := "the broker cannot compile it"
+	if strings.HasPrefix(reason, prober.GiveUpPrefix) {
+		why = "it never succeeds"
+	}
+	o.log.Warn(what+" dropped: "+why, "sql", sql, "reason", reason)
 }
 
 // Paced says once per run that a table's query quota holds the probes back.

@@ -56,7 +56,7 @@ func DetectMultiStage(ctx context.Context, b Broker, timeout time.Duration) (ok 
 	case res.Class == pinot.Success:
 		return false, "the broker answered from its single-stage engine: it has no multi-stage engine"
 	case pinot.EngineNotEnabled(res):
-		return false, "the broker's multi-stage engine is not enabled (" + res.Message + "): no multi-stage probes"
+		return false, "the broker's multi-stage engine is not enabled (" + res.Message + ")"
 	case res.Class == pinot.Transient:
 		return true, "the multi-stage engine did not answer in time (" + res.Message + "): probing it as a cold one"
 	default:

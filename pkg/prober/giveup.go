@@ -25,6 +25,10 @@ const (
 	giveUpShare = 3 // a third of the budget
 )
 
+// GiveUpPrefix starts the reason of a query given up by the rule above (a
+// compile error's reason is the broker's own message).
+const GiveUpPrefix = "no success in "
+
 // tries is what the give-up rule knows of each query of a run.
 type tries struct {
 	mu     sync.Mutex
@@ -81,9 +85,9 @@ func (ts *tries) answered(sql string, res pinot.Result, about bool, now time.Tim
 		since := now.Sub(t.first)
 		switch {
 		case t.failures >= giveUpAfter:
-			t.verdict = fmt.Sprintf("no success in %d probes (last: %s)", t.failures, res.Message)
+			t.verdict = fmt.Sprintf(GiveUpPrefix+"%d probes (last: %s)", t.failures, res.Message)
 		case t.failures >= giveUpSlow && since >= ts.budget/giveUpShare:
-			t.verdict = fmt.Sprintf("no success in %d probes over %s, a third of the budget (last: %s)",
+			t.verdict = fmt.Sprintf(GiveUpPrefix+"%d probes over %s, a third of the budget (last: %s)",
 				t.failures, since.Round(time.Millisecond), res.Message)
 		}
 	}

@@ -276,8 +276,9 @@ func (r *run) defaults(ctx context.Context, plan Plan, pending <-chan Engine) Re
 	}
 	// The first outcome wins and cuts the other workers' probes in flight: the
 	// gate waits for no evidence the verdict does not need (a cold multi-stage
-	// probe can take the whole probe timeout), and a probe cut so is no failure
-	// of the broker's (send does not count it).
+	// probe can take the whole probe timeout). A probe cut by a warm verdict is
+	// no failure of the broker's (send does not count it); one cut by the
+	// deadline counts as failed, as it always did.
 	ctx, cut := context.WithCancelCause(ctx)
 	defer cut(nil)
 	var once sync.Once
@@ -287,7 +288,11 @@ func (r *run) defaults(ctx context.Context, plan Plan, pending <-chan Engine) Re
 		once.Do(func() {
 			rep = x
 			over.Store(true)
-			cut(errOutcomeKnown)
+			if x.Outcome == OutcomeWarm {
+				cut(errOutcomeKnown)
+			} else {
+				cut(nil) // the deadline (or a failure): cut probes count as before
+			}
 		})
 	}
 	final := &plan

@@ -53,9 +53,11 @@ func (fb *faultBroker) succeed(sql string) (int, string) {
 	return 200, fakepinot.OK(1)
 }
 
-// probes is how many floor probes reached the broker (the broker-only steps apart).
+// probes is how many floor probes reached the broker (the broker-only steps
+// and the planning's samples apart).
 func (fb *faultBroker) probes() int64 {
-	return fb.broker.Queries() - fb.broker.QueriesOf(prober.NoScatterSQL) - fb.broker.QueriesOf(prober.MultiStageSQL)
+	return fb.broker.Queries() - fb.broker.QueriesOf(prober.NoScatterSQL) - fb.broker.QueriesOf(prober.MultiStageSQL) -
+		fb.broker.Samples()
 }
 
 func (fb *faultBroker) close() {

@@ -19,7 +19,8 @@ type ShapeMode string
 // Shape modes. The zero value is ShapesSchema.
 const (
 	// ShapesSchema derives each chosen table's probes from its schema and a few of
-	// its rows (pkg/shapes); a table without a usable schema keeps LIMIT 1.
+	// its rows (pkg/shapes); a leg without a usable schema or without sample rows
+	// keeps LIMIT 1.
 	ShapesSchema ShapeMode = "schema"
 	// ShapesLimit1 is upstream Pinot's probe: SELECT * FROM "<t>" LIMIT 1 per leg.
 	ShapesLimit1 ShapeMode = "limit1"
@@ -109,8 +110,9 @@ func (pl Planner) legShapes(ctx context.Context, sc SchemaCatalog, legs []string
 				return nil
 			}
 			rows, err := sc.Sample(ctx, leg, sampleRows)
-			if err != nil {
-				rows = nil // shapes without filter values still warm their paths
+			if why := unboundedWithout(rows, err); why != "" {
+				out[i].why = why
+				return nil
 			}
 			out[i].schema, out[i].rows = schema, rows
 			out[i].shapes = shapes.Generate(leg, schema, rows, shapes.Options{MultiStage: multiStage})
@@ -122,6 +124,20 @@ func (pl Planner) legShapes(ctx context.Context, sc SchemaCatalog, legs []string
 	}
 	_ = g.Wait()
 	return out
+}
+
+// unboundedWithout says why a leg keeps LIMIT 1 when its sample failed or was
+// empty ("" when rows came): the sample's values are the shapes' filters and
+// time bounds, and shapes without them would scan the whole table on every
+// probe, at full concurrency, on a broker that is still cold.
+func unboundedWithout(rows []pinot.Row, err error) string {
+	switch {
+	case err != nil:
+		return "sample failed, shapes would have no filter or time bound: " + err.Error()
+	case len(rows) == 0:
+		return "sample returned no rows, shapes would have no filter or time bound"
+	}
+	return ""
 }
 
 // schemaOnce reads a raw table's schema once for both of a hybrid table's legs.

@@ -104,12 +104,14 @@ func (pl Planner) legShapes(ctx context.Context, sc SchemaCatalog, legs []string
 				}
 			}()
 			out[i] = legShapes{leg: leg}
-			schema, err := schemas[pinot.RawTableName(leg)].get(ctx, sc, leg)
+			schema, err := schemas[pinot.RawTableName(leg)].get(ctx, pl, sc, leg)
 			if err != nil {
 				out[i].why = "no schema: " + err.Error()
 				return nil
 			}
-			rows, err := sc.Sample(ctx, leg, sampleRows)
+			sctx, cancel := pl.callContext(ctx)
+			rows, err := sc.Sample(sctx, leg, sampleRows)
+			cancel()
 			if why := unboundedWithout(rows, err); why != "" {
 				out[i].why = why
 				return nil
@@ -147,8 +149,12 @@ type schemaOnce struct {
 	err    error
 }
 
-func (s *schemaOnce) get(ctx context.Context, sc SchemaCatalog, leg string) (pinot.Schema, error) {
-	s.once.Do(func() { s.schema, s.err = sc.Schema(ctx, leg) })
+func (s *schemaOnce) get(ctx context.Context, pl Planner, sc SchemaCatalog, leg string) (pinot.Schema, error) {
+	s.once.Do(func() {
+		cctx, cancel := pl.callContext(ctx)
+		defer cancel()
+		s.schema, s.err = sc.Schema(cctx, leg)
+	})
 	return s.schema, s.err
 }
 

@@ -2,8 +2,10 @@ package prober
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/warmup-sidecar/warmup-sidecar/internal/fakepinot"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/pinot"
@@ -94,5 +96,22 @@ func TestPlanFailedSampleKeepsLimit1ForThatLeg(t *testing.T) {
 				t.Errorf("events_OFFLINE lost its shapes: fallbacks %q", p.Fallbacks)
 			}
 		})
+	}
+}
+
+// Each table's sample asks the broker for no more time than one planning call
+// has, not the whole budget's.
+func TestPlanSampleTimeoutIsThePlanningCallBound(t *testing.T) {
+	b, c := newFake(t)
+	cl := pinot.New(pinot.Options{BrokerURL: b.URL(), ControllerURL: c.URL()})
+	s := Settings{ProbeTimeout: 2 * time.Second, Tables: []string{"orders"}}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
+	defer cancel()
+	if _, err := (Planner{Catalog: cl, Settings: s}).Plan(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var ms int
+	if _, err := fmt.Sscanf(b.LastQueryOptions(), "timeoutMs=%d;", &ms); err != nil || ms <= 0 || ms > 2000 {
+		t.Errorf("sample options %q: want timeoutMs of at most the 2 s planning bound", b.LastQueryOptions())
 	}
 }

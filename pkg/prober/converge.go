@@ -121,6 +121,7 @@ func (st *shapeTrack) required() bool {
 // reference its windows are judged against.
 type member struct {
 	shape   *shapeTrack
+	leg     string // the table leg it probes (pooled: judged with that leg's queries)
 	live    bool
 	samples []time.Duration
 	ref     time.Duration
@@ -131,8 +132,8 @@ type group struct {
 	pooled  bool
 	members []*member
 	shapes  []*shapeTrack
-	n       int           // live members' probes in the open window
-	ref     time.Duration // pooled: the reference of the pool's statistic
+	n       int                      // live members' probes in the open window
+	legRef  map[string]time.Duration // pooled: each table leg's reference
 	inARow  int
 }
 
@@ -173,19 +174,20 @@ func (t *Tracker) track(shape string) *shapeTrack {
 	return st
 }
 
-// Add tracks query as one of shape's (a table leg's probe of it), live.
-func (t *Tracker) Add(shape, query string) {
+// Add tracks query as one of shape's: its probe of the table leg leg (""
+// when it names none), live.
+func (t *Tracker) Add(shape, leg, query string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.add(shape, query)
+	t.add(shape, leg, query)
 }
 
-func (t *Tracker) add(shape, query string) *member {
+func (t *Tracker) add(shape, leg, query string) *member {
 	if m := t.queries[query]; m != nil {
 		return m
 	}
 	st := t.track(shape)
-	m := &member{shape: st, live: !st.dropped}
+	m := &member{shape: st, leg: leg, live: !st.dropped}
 	st.members = append(st.members, m)
 	st.group.members = append(st.group.members, m)
 	t.queries[query] = m
@@ -201,7 +203,7 @@ func (t *Tracker) Observe(query string, latency time.Duration, ok bool) []ShapeS
 	defer t.mu.Unlock()
 	m := t.queries[query]
 	if m == nil {
-		m = t.add(query, query)
+		m = t.add(query, "", query)
 	}
 	if !ok || !m.live {
 		return nil

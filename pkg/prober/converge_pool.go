@@ -8,13 +8,15 @@ import "time"
 // are out of reach in a 15 s budget once a plan has a dozen multi-stage shapes
 // (measured on the 2-vCPU study broker: 70–170 multi-stage successes per run).
 // What they warm is mostly one engine's path, so the pool asks the rule of the
-// engine as a whole: a window closes when every live query of the pool (each
-// table leg's probe of each shape) answered at least once and the window holds
-// at least Window probes; its statistic is the median over the queries of each
-// query's median in it, so a window always weighs the same queries alike
-// however the rotation fell. What this does not see: a minority of the
-// engine's queries still getting faster while the others are flat (the price
-// of judging the engine within the budget; README, "When is the broker warm?").
+// engine as a whole, table leg by table leg: a window closes when every live
+// query of the pool (each leg's probe of each shape) answered at least once and
+// the window holds at least Window probes; each leg's statistic is the median
+// over its queries of each query's median in it, judged against that leg's own
+// reference, so a table still getting faster restarts the count however flat
+// the others are, and each shape weighs alike within a leg however the
+// rotation fell. What this does not see: a minority of one leg's multi-stage
+// shapes still getting faster while its other shapes are flat (the price of
+// judging the engine within the budget; docs/design.md).
 // Probes of a dropped query count for nothing.
 //
 // Pool judges the given shapes' convergence together (see above). Shapes it
@@ -23,7 +25,7 @@ func (t *Tracker) Pool(shapes []string) {
 	if len(shapes) == 0 {
 		return
 	}
-	p := &group{pooled: true}
+	p := &group{pooled: true, legRef: map[string]time.Duration{}}
 	for _, s := range shapes {
 		st := t.track(s)
 		if st.group.pooled {
@@ -53,17 +55,31 @@ func (t *Tracker) observePooled(p *group, m *member, latency time.Duration) []Sh
 		}
 	}
 	live := p.live()
-	medians := make([]time.Duration, 0, len(live))
+	byLeg := map[string][]time.Duration{}
 	for _, x := range live {
 		if len(x.samples) == 0 {
 			return nil // a query of the pool has not answered in this window yet
 		}
-		medians = append(medians, median(x.samples))
+		byLeg[x.leg] = append(byLeg[x.leg], median(x.samples))
 	}
-	if len(medians) == 0 {
+	if len(byLeg) == 0 {
 		return nil
 	}
-	p.ref, p.inARow = t.rule.next(p.ref, p.inARow, median(medians))
+	// Each table leg is judged against itself: the median over its queries'
+	// medians against its own reference. A leg still getting faster restarts
+	// the count, however flat the others are.
+	restart := false
+	for leg, medians := range byLeg {
+		var inARow int
+		if p.legRef[leg], inARow = t.rule.next(p.legRef[leg], 1, median(medians)); inARow == 0 {
+			restart = true
+		}
+	}
+	if restart {
+		p.inARow = 0
+	} else {
+		p.inARow++
+	}
 	var closed []ShapeState
 	for _, st := range p.shapes {
 		own := st.state.Latest // a shape with no live query keeps its last median

@@ -190,3 +190,39 @@ func TestPoolCountsNoProbeOfADroppedShape(t *testing.T) {
 		t.Fatalf("the tenth live probe told %+v, want the two live shapes' window", told)
 	}
 }
+
+// The pool judges each table leg against itself: one leg's multi-stage
+// queries still halving every window keep the engine unconverged, though the
+// median over all the engine's queries (the other leg's, flat) would not move.
+func TestPoolJudgesEachTableLeg(t *testing.T) {
+	shapes := poolShapes(4)
+	tr := NewTracker(ConvergeRule{}, shapes)
+	for _, s := range shapes {
+		tr.Add(s, "flat_OFFLINE", s+" flat")
+	}
+	for _, s := range shapes[:2] {
+		tr.Add(s, "cold_REALTIME", s+" cold")
+	}
+	tr.Pool(shapes)
+	cold := 2048 * ms
+	for w := range 12 { // windows of one probe of each of the 6 queries, and 4 more
+		for _, s := range shapes {
+			tr.Observe(s+" flat", 10*ms, true)
+		}
+		for _, s := range shapes[:2] {
+			tr.Observe(s+" cold", cold, true)
+		}
+		for _, s := range shapes {
+			tr.Observe(s+" flat", 10*ms, true)
+		}
+		if w < 8 {
+			cold /= 2
+		}
+		if w < 9 && tr.Converged() {
+			t.Fatalf("converged after window %d while a table's multi-stage queries still halve: %+v", w, tr.States())
+		}
+	}
+	if !tr.Converged() {
+		t.Fatalf("not converged after both tables were flat for three windows: %+v", tr.States())
+	}
+}

@@ -319,7 +319,7 @@ func TestTrackerJudgesEachQueryOfAShape(t *testing.T) {
 	tr := NewTracker(ConvergeRule{}, []string{"agg"})
 	legs := []string{"t1", "t2", "t3", "t4", "t5"}
 	for _, q := range legs {
-		tr.Add("agg", q)
+		tr.Add("agg", q, q)
 	}
 	level := 1600 * ms
 	for w := range 12 { // twelve windows of 3 probes of each leg

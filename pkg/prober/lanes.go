@@ -232,7 +232,7 @@ func (r *run) fallBack(ls *laneSet) {
 		plan.Add(ShapeLimit1, q)
 		plan.Fallbacks[leg] = fallbackWhy
 		l.live = append(l.live, q)
-		r.conv.Add(ShapeLimit1, q)
+		r.conv.Add(ShapeLimit1, leg, q)
 	}
 	l.rot = selector.NewRotation(l.live, 0)
 	if !slices.Contains(l.shapes, ShapeLimit1) {

@@ -166,7 +166,7 @@ func (r *run) do(ctx context.Context) Report {
 	r.setMSEShare(plan.Queries)
 	r.conv = NewTracker(r.s.Converge, r.shapes)
 	for _, q := range plan.Queries {
-		r.conv.Add(r.shapeOf[q], q) // each table leg's query judged on its own
+		r.conv.Add(r.shapeOf[q], legOf(q), q) // each table leg's query judged on its own
 	}
 	r.conv.Pool(plan.MultiStageShapes()) // one engine's evidence (converge_pool.go)
 	r.pace = r.pacing(ctx, plan)

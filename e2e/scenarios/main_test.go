@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"strconv"
 	"testing"
 	"time"
 
@@ -57,5 +58,11 @@ func run(m *testing.M) int {
 	return m.Run()
 }
 
-// basePort keeps the scenarios' cluster off the ports other harness users take.
-func basePort() int { return 23000 }
+// basePort keeps the scenarios' cluster off the ports other harness users take:
+// 23000, or WARMUP_E2E_BASE_PORT when set (several harnesses on one machine).
+func basePort() int {
+	if n, err := strconv.Atoi(os.Getenv("WARMUP_E2E_BASE_PORT")); err == nil && n > 0 {
+		return n
+	}
+	return 23000
+}

@@ -23,7 +23,8 @@ type Plan struct {
 	// query carries its engine as a leading SET statement.
 	Queries []string `json:"queries"`
 	// Shapes name each query's shape: Shapes[i] is Queries[i]'s (see ShapeOf).
-	// Convergence is judged per shape name, across tables.
+	// Convergence is judged per query, each table leg's against itself, and
+	// reported per shape (converge.go).
 	Shapes []string `json:"shapes,omitempty"`
 	// Tables are the chosen tables (default probe only).
 	Tables []selector.Table `json:"tables,omitempty"`

@@ -35,8 +35,8 @@ type Prober struct {
 	Now func() time.Time
 }
 
-// ErrAllQueriesDropped ends a run whose every custom query was rejected.
-var ErrAllQueriesDropped = errors.New("every custom query was rejected by the broker as one it cannot compile")
+// ErrAllQueriesDropped ends a run whose every custom query was dropped.
+var ErrAllQueriesDropped = errors.New("every custom query was dropped: the broker cannot compile it, or it never succeeds")
 
 // errOutcomeKnown cuts the probes still in flight when a run has its outcome.
 var errOutcomeKnown = errors.New("the run has its outcome")

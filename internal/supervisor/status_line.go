@@ -5,6 +5,8 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/sqltext"
 )
 
 // decided says in one line what the sidecar decided and why: the last run's
@@ -27,7 +29,8 @@ func (s *Status) decided() string {
 	default:
 		parts = append(parts, "waiting for the broker")
 	}
-	if e := s.MultiStage; e != nil && !e.MultiStage && e.Found != "" {
+	if e := s.MultiStage; e != nil && !e.MultiStage && e.Found != "" && !slices.ContainsFunc(s.Queries, sqltext.MultiStage) {
+		// (custom queries that turn the engine on probe it whatever was found)
 		parts = append(parts, "no multi-stage probes: "+e.Found)
 	}
 	if n := len(s.DroppedQueries); n > 0 {

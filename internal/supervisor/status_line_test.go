@@ -46,3 +46,13 @@ func TestStatusSaysInOneLineWhatWasDecided(t *testing.T) {
 		t.Errorf("dropped %+v, want the percentile shape named", s.DroppedQueries)
 	}
 }
+
+// Custom queries that turn the multi-stage engine on probe it: the line does
+// not say there are no multi-stage probes.
+func TestStatusLineWithMultiStageCustomQueries(t *testing.T) {
+	s := Status{Enabled: true, Run: 1, Queries: []string{"SET useMultistageEngine=true; SELECT 1 FROM t"},
+		MultiStage: &prober.Engine{Found: "custom queries choose their engine"}}
+	if got := s.decided(); got != "warming" {
+		t.Errorf("decided %q, want warming alone", got)
+	}
+}

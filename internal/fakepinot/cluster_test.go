@@ -20,15 +20,14 @@ func post(t *testing.T, url, body string) (int, string) {
 	return resp.StatusCode, string(b)
 }
 
+// get is fetch's GET, failing the test when no answer comes.
 func get(t *testing.T, url string) (int, string) {
 	t.Helper()
-	resp, err := http.Get(url)
+	code, body, err := fetch(t, http.MethodGet, url)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(b)
+	return code, body
 }
 
 // The controller serves each listed table's schema, 404 for others, as 1.5.1 does.

@@ -40,8 +40,11 @@ type Broker struct {
 	delay time.Duration
 	// RequireAuth, if set, is the only Authorization value accepted.
 	requireAuth string
-	// jvmDown makes the JVM metrics endpoint answer 404 (jvm.go).
-	jvmDown bool
+	// jvmDown makes the JVM metrics endpoint answer 404, jvmStall holds the
+	// reads it picks (jvm.go).
+	jvmDown  bool
+	jvmStall func(read int64) bool
+	jvmReads atomic.Int64
 	// Overrides of the other endpoints' answers (overrides.go).
 	healthAnswer  func() (int, string)
 	routingAnswer func(table string) (int, string)

@@ -41,6 +41,11 @@ func newFaultBroker(t *testing.T) *faultBroker {
 		ctrl:   fakepinot.NewController("t"),
 	}
 	fb.broker.SetAnswer(fb.succeed)
+	// The cases are about the probes' answers, in budgets under a few seconds:
+	// an old broker and a controller without schemas keep the plan to one LIMIT 1
+	// probe. The default plan is default_mode_test.go's.
+	fb.broker.SetMultiStage(fakepinot.MultiStageAbsent)
+	fb.ctrl.SetSchemaAnswer(fakepinot.SchemaNotFound)
 	t.Cleanup(fb.close)
 	return fb
 }
@@ -311,10 +316,8 @@ func faultCases() []faultCase {
 			name: "every other probe fails",
 			hooks: func(fb *faultBroker) {
 				// Every other probe of each query: one count over all of them would
-				// fail the same shapes of every round. On the LIMIT 1 plan: with
-				// 23 shapes half failing, the run's backoff leaves ~40 probes in
-				// 3 s (issue 24, part A's to judge).
-				fb.ctrl.SetSchemaAnswer(fakepinot.SchemaNotFound)
+				// fail the same shapes of every round. (With 23 shapes half failing,
+				// the run's backoff leaves ~40 probes in 3 s: issue 24, part A's.)
 				var mu sync.Mutex
 				n := map[string]int{}
 				fb.broker.SetAnswer(func(sql string) (int, string) {

@@ -22,6 +22,8 @@ type recorder struct {
 	warm    []engineWarm
 	engines []Engine
 	floors  [][2]int64 // multi-stage, single-stage
+
+	jitFails []int // the streak of each failed JIT read
 }
 
 func (r *recorder) EngineFloors(multiStage, singleStage int64) {
@@ -56,6 +58,12 @@ func (r *recorder) JITRead(s JITState) { r.mu.Lock(); r.jit = append(r.jit, s); 
 func (r *recorder) JITUnavailable(err error) {
 	r.mu.Lock()
 	r.jitErrs = append(r.jitErrs, err)
+	r.mu.Unlock()
+}
+
+func (r *recorder) JITReadFailed(_ error, inARow int) {
+	r.mu.Lock()
+	r.jitFails = append(r.jitFails, inARow)
 	r.mu.Unlock()
 }
 

@@ -173,7 +173,7 @@ func (pl Planner) routes(ctx context.Context, names []string) (map[string]select
 
 // minCallTimeout is the least a planning call is given, however little of the
 // budget is left (the budget's own deadline still ends it).
-const minCallTimeout = 250 * time.Millisecond
+const minCallTimeout = time.Second
 
 // callContext bounds one planning call (the table list, a routing table, a
 // schema, a sample): at most the probe timeout, and at most a fifth of the time

@@ -376,7 +376,13 @@ func runBinaryFault(t *testing.T, c binaryFault, failClosed bool) {
 		if !c.warm && st.OK != 0 {
 			t.Errorf("%d successes counted from a broker that answered none", st.OK)
 		}
-		if seen := f.probes.Load(); st.OK+st.Failed < seen || st.OK+st.Failed > seen+4 || st.OK > f.okAnswers.Load() {
+		// Every probe the broker saw is counted, but for the other 3 workers'
+		// probes in flight when the run was warm (cut then, their answers never read).
+		cut := int64(0)
+		if c.warm {
+			cut = 3
+		}
+		if seen := f.probes.Load(); st.OK+st.Failed < seen-cut || st.OK+st.Failed > seen+4 || st.OK > f.okAnswers.Load() {
 			t.Errorf("/status %d ok + %d failed; the broker saw %d probes and answered %d successes", st.OK, st.Failed, seen, f.okAnswers.Load())
 		}
 		if c.maxSeen > 0 && f.probes.Load() > c.maxSeen {

@@ -60,7 +60,8 @@ Usage:
   warmup-sidecar [serve] [-drain D] run beside the broker; serves /readyz /livez /status /metrics;
                                     on SIGTERM /readyz answers 503 for D (default 5s), then exit 0
   warmup-sidecar once [-wait D]     one warmup; exit 0 warm, 1 not warm, 2 bad configuration
-  warmup-sidecar plan [-json]       print the tables, legs, coverage and queries; probes nothing
+  warmup-sidecar plan [-json]       print the tables, legs, coverage and queries; sends no probe,
+                                    only the engine's detection query and a sample per leg
   warmup-sidecar version
 
 Configuration comes from WARMUP_* environment variables (see README.md).

@@ -136,35 +136,47 @@ func TestPlanPrintsTablesAndCoverage(t *testing.T) {
 	c := fakepinot.NewController(fakepinot.ThreeServerTables()...)
 	defer b.Close()
 	defer c.Close()
-	cmd := exec.Command(binary(t), "plan")
-	cmd.Env = cleanEnv("WARMUP_BROKER_URL="+b.URL(), "WARMUP_CONTROLLER_URL="+c.URL(), "WARMUP_MAX_TABLES=1")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("plan: %v\n%s", err, out)
+	plan := func(env ...string) string {
+		t.Helper()
+		cmd := exec.Command(binary(t), "plan")
+		cmd.Env = cleanEnv(append([]string{"WARMUP_BROKER_URL=" + b.URL(), "WARMUP_CONTROLLER_URL=" + c.URL(), "WARMUP_MAX_TABLES=1"}, env...)...)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("plan %q: %v\n%s", env, err, out)
+		}
+		return string(out)
 	}
-	for _, want := range []string{
-		"table events", "legs:    events_OFFLINE, events_REALTIME",
-		"coverage: 2 of 3 server(s); uncovered: Server_10.0.0.1_8098",
-		`query [limit1]: SELECT * FROM "events_REALTIME" LIMIT 1`,
-		"LIMIT 1 for events_OFFLINE: no schema",
-		"multi-stage engine: the broker answered from its single-stage engine",
-	} {
-		if !strings.Contains(string(out), want) {
-			t.Errorf("plan output lacks %q:\n%s", want, out)
+	lacks := func(out string, wants ...string) {
+		t.Helper()
+		for _, want := range wants {
+			if !strings.Contains(out, want) {
+				t.Errorf("plan output lacks %q:\n%s", want, out)
+			}
 		}
 	}
-	// No probe: only the multi-stage engine's detection query, and none when it is off.
-	if b.Queries() != 1 {
-		t.Errorf("plan sent %d queries, want the engine's detection only", b.Queries())
+	// A 1.5.1 cluster as the fake plays it by default: schema shapes on both engines.
+	out := plan()
+	lacks(out, "table events", "legs:    events_OFFLINE, events_REALTIME",
+		"coverage: 2 of 3 server(s); uncovered: Server_10.0.0.1_8098",
+		`query [group_by_1]: SELECT "category", COUNT(*)`, `query [mse_group_by_1]: SET useMultistageEngine=true; SELECT "category"`,
+		"multi-stage engine: the broker serves the multi-stage engine")
+	if strings.Contains(out, "LIMIT 1 for") {
+		t.Errorf("plan fell back to LIMIT 1 on a cluster with schemas:\n%s", out)
 	}
-	cmd = exec.Command(binary(t), "plan")
-	cmd.Env = cleanEnv("WARMUP_BROKER_URL="+b.URL(), "WARMUP_CONTROLLER_URL="+c.URL(), "WARMUP_MULTISTAGE=off")
-	if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), "multi-stage engine: multi-stage probes are off") {
-		t.Errorf("plan with WARMUP_MULTISTAGE=off: %v\n%s", err, out)
+	// No probe: the engine's detection query and a sample per leg only.
+	if b.Queries() != 3 || b.Samples() != 2 {
+		t.Errorf("plan sent %d queries (%d samples), want the engine's detection and a sample per leg", b.Queries(), b.Samples())
 	}
-	if b.Queries() != 1 {
-		t.Errorf("plan with multi-stage probes off sent a query (%d in all)", b.Queries())
+	lacks(plan("WARMUP_MULTISTAGE=off"), "multi-stage engine: multi-stage probes are off")
+	if b.Queries() != 5 {
+		t.Errorf("plan with multi-stage probes off sent a query besides its samples (%d in all)", b.Queries())
 	}
+	// A broker older than the multi-stage engine, a controller without schemas:
+	// LIMIT 1 per leg, and why.
+	b.SetMultiStage(fakepinot.MultiStageAbsent)
+	c.SetSchemaAnswer(fakepinot.SchemaNotFound)
+	lacks(plan(), `query [limit1]: SELECT * FROM "events_REALTIME" LIMIT 1`, "LIMIT 1 for events_OFFLINE: no schema",
+		"multi-stage engine: the broker answered from its single-stage engine")
 }
 
 // plan -json is a stable document: snake_case keys from the plan types' tags.
@@ -173,6 +185,10 @@ func TestPlanJSON(t *testing.T) {
 	c := fakepinot.NewController(fakepinot.ThreeServerTables()...)
 	defer b.Close()
 	defer c.Close()
+	// A controller without schemas and a broker without the multi-stage engine,
+	// so the plan has fallbacks to list too.
+	b.SetMultiStage(fakepinot.MultiStageAbsent)
+	c.SetSchemaAnswer(fakepinot.SchemaNotFound)
 	cmd := exec.Command(binary(t), "plan", "-json")
 	cmd.Env = cleanEnv("WARMUP_BROKER_URL="+b.URL(), "WARMUP_CONTROLLER_URL="+c.URL(), "WARMUP_MAX_TABLES=1")
 	out, err := cmd.Output()
@@ -209,7 +225,7 @@ func TestPlanJSON(t *testing.T) {
 	}
 	sort.Strings(keys)
 	// Empty lists (dropped, capped) and an unset catalog error are left out.
-	// The fake controller has no schema endpoint: each leg keeps LIMIT 1, and says why.
+	// The controller has no schemas: each leg keeps LIMIT 1, and says why.
 	if want := []string{"coverage", "custom", "engine", "queries", "shape_fallbacks", "shapes", "tables"}; !reflect.DeepEqual(keys, want) {
 		t.Errorf("plan -json keys %q, want %q", keys, want)
 	}

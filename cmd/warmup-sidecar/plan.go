@@ -14,8 +14,10 @@ import (
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober"
 )
 
-// plan prints what a warmup would probe. It sends no probe, only (for the default
-// probe, unless WARMUP_MULTISTAGE=off) the multi-stage engine's detection query.
+// plan prints what a warmup would probe. It sends no probe; for the default probe
+// it sends what planning sends: the multi-stage engine's detection query (unless
+// WARMUP_MULTISTAGE=off) and, with schema shapes, a sample (SELECT * ... LIMIT 10)
+// per leg.
 func plan(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("plan", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -68,6 +70,9 @@ func printPlan(w io.Writer, p prober.Plan, floor, concurrency int) {
 			fmt.Fprintf(w, "; uncovered: %s", strings.Join(c.Uncovered, ", "))
 		}
 		fmt.Fprintln(w)
+		if p.CatalogErr != "" {
+			fmt.Fprintf(w, "catalog: %s; coverage is judged over the listed tables only\n", p.CatalogErr)
+		}
 	}
 	fmt.Fprintf(w, "multi-stage engine: %s\n", p.Engine.Found)
 	for _, leg := range slices.Sorted(maps.Keys(p.Fallbacks)) {

@@ -33,6 +33,9 @@ func loadConfig(stderr io.Writer) (config.Config, *slog.Logger, bool) {
 	for _, w := range warns {
 		log.Warn(w)
 	}
+	for _, name := range cfg.ServiceLinks {
+		log.Debug("ignoring a Kubernetes service-link variable (a Service's address, not a setting)", "variable", name)
+	}
 	return cfg, log, true
 }
 

@@ -61,6 +61,7 @@ func TestCluster(t *testing.T) {
 	t.Run("restart broker", func(t *testing.T) { checkRestart(t, c) })
 	t.Run("extra listener", func(t *testing.T) { checkExtraListener(t, c) })
 	t.Run("basic auth", func(t *testing.T) { checkBasicAuth(t, c) })
+	t.Run("multi-stage disabled", func(t *testing.T) { checkMultiStageDisabled(t, c) })
 	t.Run("stop leaves no process", func(t *testing.T) { checkStop(t, c, opts.Hybrid) })
 	t.Logf("TIMING whole test: %s", time.Since(begin).Round(time.Millisecond))
 }

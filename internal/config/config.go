@@ -67,6 +67,9 @@ type Config struct {
 	Queries []string `ignored:"true"`
 	// TableList is Tables split on ',', trimmed, de-duplicated.
 	TableList []string `ignored:"true"`
+	// ServiceLinks are the WARMUP_* variables ignored as Kubernetes service
+	// links (servicelinks.go), sorted: the caller logs them at debug.
+	ServiceLinks []string `ignored:"true"`
 }
 
 // Load reads the process environment. Warnings are things clamped or ignored.
@@ -81,13 +84,15 @@ func LoadFrom(environ []string) (Config, []string, error) {
 		k, v, _ := strings.Cut(kv, "=")
 		env[k] = v
 	}
-	if err := unknownVars(env); err != nil {
+	links, err := unknownVars(env)
+	if err != nil {
 		return Config{}, nil, err
 	}
 	var c Config
 	if err := process(env, &c); err != nil {
 		return Config{}, nil, err
 	}
+	c.ServiceLinks = links
 	return c.check()
 }
 
@@ -100,23 +105,30 @@ func Known() []string {
 }
 
 // unknownVars rejects a WARMUP_* variable Config does not read: a typo such as
-// WARMUP_BUDGETS would otherwise silently keep the default.
-func unknownVars(env map[string]string) error {
+// WARMUP_BUDGETS would otherwise silently keep the default. Kubernetes service
+// links (a Service named warmup-sidecar in the namespace) are no typos: they
+// are returned, sorted, to be logged and ignored.
+func unknownVars(env map[string]string) (links []string, err error) {
 	known := map[string]bool{}
 	for _, k := range Known() {
 		known[k] = true
 	}
 	var bad []string
 	for k := range env {
-		if strings.HasPrefix(k, Prefix+"_") && !known[k] {
+		switch {
+		case !strings.HasPrefix(k, Prefix+"_") || known[k]:
+		case isServiceLink(k, env):
+			links = append(links, k)
+		default:
 			bad = append(bad, k)
 		}
 	}
+	sort.Strings(links)
 	if len(bad) == 0 {
-		return nil
+		return links, nil
 	}
 	sort.Strings(bad)
-	return fmt.Errorf("%s: unknown variable: expected one of %s", strings.Join(bad, ", "), strings.Join(Known(), ", "))
+	return nil, fmt.Errorf("%s: unknown variable: expected one of %s", strings.Join(bad, ", "), strings.Join(Known(), ", "))
 }
 
 // process runs envconfig against env by temporarily exposing it through a lookup.

@@ -3,7 +3,13 @@
 // the JSON Pinot 1.3–1.5 really answers (docs/pinot-facts.md): /health with its
 // status text, /debug/routingTable/{t} with typed keys and 404s, POST /query/sql
 // with exceptions inside HTTP 200, /debug/tables/queryQuota/{t}, /start-time, and
-// the controller's GET /tables. Each answer can be overridden to play a fault.
+// the controller's GET /tables and GET /tables/{t}/schema.
+//
+// By default it is a 1.5.1 cluster as operators run it: every listed table has a
+// schema (DefaultSchema), SELECT * ... LIMIT n answers rows that follow it, and
+// the multi-stage engine answers with stageStats. Each answer can be overridden
+// to play a fault: a disabled or absent multi-stage engine (SetMultiStage), no
+// schema or a silent controller, a failed sample.
 package fakepinot
 
 import (
@@ -17,6 +23,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/sqltext"
 )
 
 // Broker is a fake broker; its fields may be changed while it serves via Set.
@@ -32,8 +40,11 @@ type Broker struct {
 	delay time.Duration
 	// RequireAuth, if set, is the only Authorization value accepted.
 	requireAuth string
-	// jvmDown makes the JVM metrics endpoint answer 404 (jvm.go).
-	jvmDown bool
+	// jvmDown makes the JVM metrics endpoint answer 404, jvmStall holds the
+	// reads it picks (jvm.go).
+	jvmDown  bool
+	jvmStall func(read int64) bool
+	jvmReads atomic.Int64
 	// Overrides of the other endpoints' answers (overrides.go).
 	healthAnswer  func() (int, string)
 	routingAnswer func(table string) (int, string)
@@ -41,10 +52,17 @@ type Broker struct {
 	started       string
 	// fault breaks query answers below HTTP (faults.go).
 	fault Fault
+	// multiStage is how multi-stage queries are answered (engine.go).
+	multiStage MultiStage
+	// schemas (raw → the controller's JSON) shape sample rows, and sampleAnswer
+	// overrides them (sample.go).
+	schemas      map[string]string
+	sampleAnswer func(typed string, n int) (int, string)
 
 	queries  atomic.Int64
 	inFlight atomic.Int64
 	bySQL    sync.Map // sql → *atomic.Int64
+	samples  atomic.Int64
 	lastOpts atomic.Pointer[string]
 	lastAuth atomic.Pointer[string]
 
@@ -127,6 +145,15 @@ func (b *Broker) QueriesOf(sql string) int64 {
 		return v.(*atomic.Int64).Load()
 	}
 	return 0
+}
+
+// Samples counts the SELECT * ... LIMIT n queries with n > 1: the samples
+// planning takes (the LIMIT 1 probe is a probe).
+func (b *Broker) Samples() int64 { return b.samples.Load() }
+
+func count(m *sync.Map, key string) {
+	c, _ := m.LoadOrStore(key, new(atomic.Int64))
+	c.(*atomic.Int64).Add(1)
 }
 
 // LastQueryOptions is the queryOptions string of the last query.
@@ -229,14 +256,19 @@ func (b *Broker) query(w http.ResponseWriter, r *http.Request) {
 	b.queries.Add(1)
 	b.inFlight.Add(1)
 	defer b.inFlight.Add(-1)
-	c, _ := b.bySQL.LoadOrStore(req.SQL, new(atomic.Int64))
-	c.(*atomic.Int64).Add(1)
+	count(&b.bySQL, req.SQL)
+	if _, n, ok := sampleOf(withoutSet(req.SQL)); ok && n > 1 {
+		b.samples.Add(1)
+	}
 	b.lastOpts.Store(&req.QueryOptions)
 	auth := r.Header.Get("Authorization")
 	b.lastAuth.Store(&auth)
 	b.mu.Lock()
 	answer, delay, fault := b.answer, b.delay, b.fault
 	b.mu.Unlock()
+	if answer == nil {
+		answer = func(sql string) (int, string) { return b.defaultAnswer(sql, req.QueryOptions) }
+	}
 	if delay > 0 {
 		select {
 		case <-time.After(delay):
@@ -248,34 +280,70 @@ func (b *Broker) query(w http.ResponseWriter, r *http.Request) {
 		fault.cut(w)
 		return
 	}
-	if answer == nil {
-		answer = b.defaultAnswer
-	}
 	status, body := answer(req.SQL)
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	fmt.Fprint(w, body)
 }
 
-// defaultAnswer succeeds for a known table or a literal query, and answers
-// Pinot's error 190 for an unknown table.
-func (b *Broker) defaultAnswer(sql string) (int, string) {
-	table := TableOf(sql)
-	if table == "" {
+// defaultAnswer is a healthy 1.5.1 broker's: a literal query succeeds with no
+// server; a query succeeds from the servers of the routed tables it names (at
+// least one: a CTE's or subquery's alias is no table), SELECT * with rows of
+// the table's schema; no routed table is Pinot's error 190. A multi-stage query
+// is answered as SetMultiStage says.
+func (b *Broker) defaultAnswer(sql, options string) (int, string) {
+	b.mu.Lock()
+	mode := b.multiStage
+	b.mu.Unlock()
+	multiStage := asksMultiStage(sql, options)
+	if multiStage && mode == MultiStageDisabled {
+		return 200, DisabledAnswer()
+	}
+	status, body := b.singleAnswer(sql)
+	if multiStage && mode == MultiStageServed && status == 200 && !strings.Contains(body, `"exceptions":[{`) {
+		body = withStageStats(body)
+	}
+	return status, body
+}
+
+// singleAnswer answers sql (its SET statements ignored) from the routing.
+func (b *Broker) singleAnswer(sql string) (int, string) {
+	tables := sqltext.Tables(sql)
+	if len(tables) == 0 {
 		return 200, OK(0)
 	}
 	b.mu.Lock()
 	servers := 0
-	for typed, s := range b.routing {
-		if typed == table || RawName(typed) == table {
-			servers += len(s)
+	for _, table := range tables {
+		for typed, s := range b.routing {
+			if typed == table || RawName(typed) == table {
+				servers += len(s)
+			}
 		}
 	}
 	b.mu.Unlock()
 	if servers == 0 {
-		return 200, Error(190, "TableDoesNotExistError", "Unknown table: "+table)
+		return 200, Error(190, "TableDoesNotExistError", "Unknown table: "+tables[0])
+	}
+	if typed, n, ok := sampleOf(withoutSet(sql)); ok {
+		return b.rows(typed, n, servers)
 	}
 	return 200, OK(servers)
+}
+
+// withoutSet is sql after its leading SET statements.
+func withoutSet(sql string) string {
+	for {
+		trimmed := strings.TrimSpace(sql)
+		if len(trimmed) < 4 || !strings.EqualFold(trimmed[:4], "SET ") {
+			return trimmed
+		}
+		_, rest, ok := strings.Cut(trimmed, ";")
+		if !ok {
+			return trimmed
+		}
+		sql = rest
+	}
 }
 
 // OK is a successful answer from n servers, shaped like Pinot's.
@@ -308,24 +376,21 @@ func RawName(typed string) string {
 	return typed
 }
 
-// TableOf finds the table after FROM (quoted or not); "" for none.
-func TableOf(sql string) string {
-	f := strings.Fields(sql)
-	for i := 0; i+1 < len(f); i++ {
-		if strings.EqualFold(f[i], "FROM") {
-			return strings.Trim(f[i+1], `"`+"`;")
-		}
-	}
-	return ""
-}
-
-// Controller is a fake controller serving GET /tables.
+// Controller is a fake controller serving GET /tables and each listed table's
+// schema (schema.go).
 type Controller struct {
 	mu     sync.Mutex
 	tables []string
 	down   bool
 	answer func() (int, string)
-	srv    *httptest.Server
+	// silent holds every request unanswered until the client gives up.
+	silent bool
+	// schemas (raw → JSON, "" for none) replace DefaultSchema; schemaAnswer
+	// overrides them all.
+	schemas        map[string]string
+	schemaAnswer   func(raw string) (int, string)
+	schemaRequests atomic.Int64
+	srv            *httptest.Server
 }
 
 // NewController starts a fake controller listing tables (raw names) on a
@@ -354,8 +419,12 @@ func (c *Controller) listTables(w http.ResponseWriter, _ *http.Request) {
 // URL of the controller.
 func (c *Controller) URL() string { return c.srv.URL }
 
-// Close stops the controller.
-func (c *Controller) Close() { c.srv.Close() }
+// Close stops the controller; requests it holds (SetSilent) end with their
+// connections.
+func (c *Controller) Close() {
+	c.srv.CloseClientConnections()
+	c.srv.Close()
+}
 
 // SetDown makes /tables answer 503.
 func (c *Controller) SetDown(d bool) { c.mu.Lock(); c.down = d; c.mu.Unlock() }

@@ -22,10 +22,27 @@ func CompileSeconds(n int64) float64 {
 	return 1.5 + 2*(1-math.Exp(-float64(n)/200))
 }
 
-func (b *Broker) jvmMetrics(w http.ResponseWriter, _ *http.Request) {
+// SetJVMMetricsStall makes the agent hold the reads stall picks (the first read
+// is 1) until the client gives up, as a scrape of a saturated JVM times out;
+// nil answers every read again.
+func (b *Broker) SetJVMMetricsStall(stall func(read int64) bool) {
 	b.mu.Lock()
-	down := b.jvmDown
+	b.jvmStall = stall
 	b.mu.Unlock()
+}
+
+// JVMMetricsReads counts the agent's reads, stalled ones too.
+func (b *Broker) JVMMetricsReads() int64 { return b.jvmReads.Load() }
+
+func (b *Broker) jvmMetrics(w http.ResponseWriter, r *http.Request) {
+	n := b.jvmReads.Add(1)
+	b.mu.Lock()
+	down, stall := b.jvmDown, b.jvmStall
+	b.mu.Unlock()
+	if stall != nil && stall(n) {
+		<-r.Context().Done()
+		return
+	}
 	if down {
 		http.NotFound(w, nil)
 		return

@@ -24,8 +24,10 @@ import (
 // endpoint as soon as it listens, and the single-stage one is not held behind a
 // multi-stage one still planning (on a slow broker that planning outlasts the
 // whole wait); a refused one is tried again after 50 ms doubling to 250 ms, as
-// often as a kubelet's probes at most. Their answers judge nothing: the run's
-// own detection still decides.
+// often as a kubelet's probes at most. The multi-stage one only when the run
+// may send multi-stage queries (not with single-stage custom queries), and not
+// again once the broker says its engine is not enabled. Their answers judge
+// nothing: the run's own detection still decides.
 type early struct {
 	log      *slog.Logger
 	cancel   context.CancelFunc
@@ -41,7 +43,7 @@ func (s *Supervisor) startEarly(ctx context.Context) *early {
 	ctx, cancel := context.WithCancel(ctx)
 	e := &early{log: s.Log, cancel: cancel}
 	queries := []string{prober.NoScatterSQL}
-	if s.Opts.Settings.MultiStage != prober.EngineOff {
+	if prober.SendsMultiStage(s.Opts.Settings) {
 		queries = []string{prober.MultiStageSQL, prober.NoScatterSQL}
 	}
 	timeout := s.Opts.Settings.ProbeTimeout
@@ -73,6 +75,9 @@ func (e *early) send(ctx context.Context, broker Broker, sql string, timeout tim
 		}
 		if res.HTTPStatus > 0 {
 			e.answered.Add(1)
+		}
+		if pinot.EngineNotEnabled(res) {
+			return nil // a broker without the engine: it will never run this query
 		}
 		if res.Class != pinot.Success {
 			wait.Sleep(ctx) // refused, timed out or refused by the engine: not in a tight loop

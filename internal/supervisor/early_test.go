@@ -2,6 +2,7 @@ package supervisor
 
 import (
 	"context"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -11,6 +12,7 @@ import (
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/gatehttp"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/pinot"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/sqltext"
 )
 
 // sentLog wraps the supervisor's broker and notes every query it sends, with
@@ -183,4 +185,55 @@ func TestEarlySingleStageQueryNotHeldBehindAPlanningOne(t *testing.T) {
 	}
 	h.broker.SetStatus("GOOD")
 	waitFor(t, 5*time.Second, "warm", h.sup.Gate.IsOpen)
+}
+
+// Custom queries choose their engine: when none runs on the multi-stage
+// engine, the early queries leave it alone (its first query costs the broker
+// seconds of class loading for an engine nobody probes); when one does, they
+// warm it too.
+func TestEarlyMultiStageQueryOnlyWhenTheRunProbesThatEngine(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		queries []string
+		mse     bool
+	}{
+		{"single-stage custom queries", []string{"SELECT COUNT(*) FROM orders"}, false},
+		{"a multi-stage custom query", []string{"SELECT COUNT(*) FROM orders", "SET useMultistageEngine=true; SELECT COUNT(*) FROM orders"}, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			h := newHarness(t, Options{Enabled: true, Budget: 5 * time.Second, Rearm: true,
+				Settings: prober.Settings{MinIterations: 30, Queries: c.queries}})
+			h.broker.SetStatus("STARTING")
+			h.start(t)
+			waitFor(t, 5*time.Second, "early queries", func() bool { return h.broker.QueriesOf(prober.NoScatterSQL) >= 3 })
+			h.broker.SetStatus("GOOD")
+			waitFor(t, 5*time.Second, "warm", h.sup.Gate.IsOpen)
+			if got := h.broker.QueriesOf(prober.MultiStageSQL) > 0; got != c.mse {
+				t.Errorf("multi-stage SELECT 1 sent: %v (%d), want %v", got, h.broker.QueriesOf(prober.MultiStageSQL), c.mse)
+			}
+		})
+	}
+}
+
+// A broker started without the multi-stage engine says so (error 450, the
+// recorded 1.5.1 answer): the early multi-stage query is not sent again.
+func TestEarlyMultiStageQueryStopsWhenTheEngineIsNotEnabled(t *testing.T) {
+	body, err := os.ReadFile("../../e2e/testdata/broker-responses/pinot-1.5.1/query-mse-disabled-select1.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, Options{Enabled: true, Budget: 5 * time.Second, Rearm: true, Settings: prober.Settings{MinIterations: 30}})
+	h.broker.SetAnswer(func(sql string) (int, string) {
+		if sqltext.MultiStage(sql) {
+			return 200, string(body)
+		}
+		return 200, fakepinot.OK(0)
+	})
+	h.broker.SetStatus("STARTING")
+	h.start(t)
+	waitFor(t, 5*time.Second, "early single-stage queries", func() bool { return h.broker.QueriesOf(prober.NoScatterSQL) >= 5 })
+	time.Sleep(700 * time.Millisecond) // a refused query is tried again after 50 ms doubling to 250 ms
+	if n := h.broker.QueriesOf(prober.MultiStageSQL); n != 1 {
+		t.Errorf("%d early multi-stage SELECT 1 sent to a broker without the engine, want 1", n)
+	}
 }

@@ -79,7 +79,11 @@ func (o *logObserver) QueryDropped(sql, reason string) {
 	if o.generated.Load() {
 		what = "generated probe"
 	}
-	o.log.Warn(what+" dropped: the broker cannot compile it", "sql", sql, "reason", reason)
+	why := "the broker cannot compile it"
+	if strings.HasPrefix(reason, prober.GiveUpPrefix) {
+		why = "it never succeeds"
+	}
+	o.log.Warn(what+" dropped: "+why, "sql", sql, "reason", reason)
 }
 
 // Paced says once per run that a table's query quota holds the probes back.
@@ -88,10 +92,16 @@ func (o *logObserver) Paced(table string, quota, rate float64) {
 		"quota_qps", quota, "probe_qps", rate)
 }
 
-// JITUnavailable says once per run why the JIT signal is ignored: every later
-// reading would fail the same way, so the run does not read again.
+// JITUnavailable says once per run why the JIT signal is ignored: its readings
+// failed too many times in a row, and the run does not read again.
 func (o *logObserver) JITUnavailable(err error) {
 	o.log.Warn("broker JVM metrics unavailable: the JIT compile rate is ignored for this run", "error", err.Error())
+}
+
+// JITReadFailed says at debug that a reading failed and the next tick reads
+// again: the last readings stand meanwhile.
+func (o *logObserver) JITReadFailed(err error, inARow int) {
+	o.log.Debug("broker JVM metrics reading failed: keeping the last readings", "error", err.Error(), "failed_in_a_row", inARow)
 }
 
 // JITRead logs nothing: readings come every 500 ms and /status shows the last.

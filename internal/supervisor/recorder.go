@@ -30,6 +30,10 @@ func (r Recorder) Planned(p prober.Plan) {
 		engine := p.Engine
 		s.MultiStage = &engine
 		s.ShapeFallbacks = maps.Clone(p.Fallbacks)
+		s.shapeOf = make(map[string]string, len(p.Queries))
+		for i, q := range p.Queries {
+			s.shapeOf[q] = p.ShapeOf(i)
+		}
 		if p.Coverage != nil {
 			s.UncoveredServers = slices.Clone(p.Coverage.Uncovered)
 		}
@@ -74,9 +78,9 @@ func (r Recorder) Probed(e prober.ProbeEvent) {
 	})
 }
 
-// QueryDropped records a rejected custom query with the broker's reason.
+// QueryDropped records a query the run stopped sending, with why.
 func (r Recorder) QueryDropped(sql, reason string) {
 	r.Board.Update(func(s *Status) {
-		s.DroppedQueries = append(s.DroppedQueries, Dropped{SQL: sql, Reason: reason})
+		s.DroppedQueries = append(s.DroppedQueries, Dropped{SQL: sql, Shape: s.shapeOf[sql], Reason: reason})
 	})
 }

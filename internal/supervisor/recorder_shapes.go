@@ -26,12 +26,18 @@ type JITStatus struct {
 	PeakRate    float64 `json:"peak_rate"`
 	QuietInARow int     `json:"quiet_readings_in_a_row"`
 	Quiet       bool    `json:"quiet"`
-	Error       string  `json:"error,omitempty"`
+	// Error is the last failed reading's; FailedInARow counts the failures
+	// since the last good reading (the figures above are that reading's), and
+	// Ignored says the run gave the signal up after too many.
+	Error        string `json:"error,omitempty"`
+	FailedInARow int    `json:"failed_reads_in_a_row,omitempty"`
+	Ignored      bool   `json:"ignored,omitempty"`
 }
 
 var (
-	_ prober.ShapeObserver = Recorder{}
-	_ prober.JITObserver   = Recorder{}
+	_ prober.ShapeObserver      = Recorder{}
+	_ prober.JITObserver        = Recorder{}
+	_ prober.JITFailureObserver = Recorder{}
 )
 
 // ShapeWindow records a shape's state after one of its windows.
@@ -58,6 +64,17 @@ func (r Recorder) JITRead(s prober.JITState) {
 	})
 }
 
+// JITReadFailed records a failed reading the run tolerates: the last good
+// reading's figures stay.
+func (r Recorder) JITReadFailed(err error, inARow int) {
+	r.Board.Update(func(st *Status) {
+		if st.JIT == nil {
+			st.JIT = &JITStatus{}
+		}
+		st.JIT.Error, st.JIT.FailedInARow = err.Error(), inARow
+	})
+}
+
 // JITUnavailable records why the JIT signal is ignored for the run.
 func (r Recorder) JITUnavailable(err error) {
 	r.M.compileRate.Reset()
@@ -65,7 +82,7 @@ func (r Recorder) JITUnavailable(err error) {
 		if st.JIT == nil {
 			st.JIT = &JITStatus{}
 		}
-		st.JIT.Error = err.Error()
+		st.JIT.Error, st.JIT.Ignored = err.Error(), true
 	})
 }
 

@@ -13,16 +13,18 @@ import (
 // Status is the /status document. It never holds credentials: errors reaching it
 // are built by pkg/pinot, which never puts header values into messages.
 type Status struct {
-	Phase           gatehttp.Phase `json:"phase"`
-	Ready           bool           `json:"ready"`
-	Reason          string         `json:"reason"`
-	Enabled         bool           `json:"enabled"`
-	Run             int            `json:"run"`
-	Outcome         string         `json:"outcome,omitempty"`
-	ProbesSucceeded int64          `json:"probes_succeeded"`
-	ProbesFailed    int64          `json:"probes_failed"`
-	NoScatterProbes int64          `json:"no_scatter_probes"`
-	Floor           int            `json:"floor"`
+	Phase  gatehttp.Phase `json:"phase"`
+	Ready  bool           `json:"ready"`
+	Reason string         `json:"reason"`
+	// Decided says in one line what the sidecar decided and why (status_line.go).
+	Decided         string `json:"decided"`
+	Enabled         bool   `json:"enabled"`
+	Run             int    `json:"run"`
+	Outcome         string `json:"outcome,omitempty"`
+	ProbesSucceeded int64  `json:"probes_succeeded"`
+	ProbesFailed    int64  `json:"probes_failed"`
+	NoScatterProbes int64  `json:"no_scatter_probes"`
+	Floor           int    `json:"floor"`
 	// Exit is the exit rule (converged or floor); ExitReason says why the last
 	// run ended as it did.
 	Exit             string    `json:"exit"`
@@ -52,16 +54,23 @@ type Status struct {
 	// Engines is each probed engine's progress toward its share of the floor,
 	// keyed single_stage / multi_stage; absent before the plan.
 	Engines map[string]EngineStatus `json:"engines,omitempty"`
+
+	// shapeOf is the plan's shape of each query, to name a dropped one's.
+	shapeOf map[string]string
 }
 
 // LatencyWindow is how many probes the first/last medians cover.
 const LatencyWindow = 50
 
-// Dropped is a custom query the broker rejected, with its reason.
+// Dropped is a query the run stopped sending: a custom query or a generated
+// shape's that the broker cannot compile, or that never succeeded.
 type Dropped struct {
-	// SQL is the query as configured.
+	// SQL is the query as sent.
 	SQL string `json:"sql"`
-	// Reason is the broker's compile error.
+	// Shape is the query's shape (custom_N for an operator's query).
+	Shape string `json:"shape,omitempty"`
+	// Reason is the broker's compile error, or the give-up rule's verdict with
+	// the last error.
 	Reason string `json:"reason"`
 }
 
@@ -136,6 +145,7 @@ func (b *StatusBoard) Snapshot(g *gatehttp.Gate) Status {
 		s.BudgetLeftSecond = max(0, deadline.Sub(b.now()).Seconds())
 	}
 	s.Reason = g.Reason()
+	s.Decided = s.decided()
 	return s
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 )
 
 // Class is what a probe answer means for warmup.
@@ -16,7 +17,8 @@ const (
 	// Transient: worth counting as a failed probe and going on (410, 427, 305,
 	// 425, 429, 5xx, timeouts, refused connections, garbage, partial answers).
 	Transient
-	// BadQuery: the query itself cannot compile (150, 190, 191, 700, 710).
+	// BadQuery: the query itself cannot compile (150, 190, 191, 700, 710), or
+	// needs the multi-stage engine the broker has not enabled (450, EngineNotEnabled).
 	BadQuery
 	// Unauthorized: 401/403 or Pinot's access-denied code 180.
 	Unauthorized
@@ -93,7 +95,7 @@ func classify(status int, body []byte, authHint string) Result {
 		e := br.Exceptions[0]
 		r.ErrorCode = e.ErrorCode
 		r.Message = fmt.Sprintf("error %d: %s", e.ErrorCode, snippet([]byte(e.Message)))
-		r.Class = classOfCode(e.ErrorCode)
+		r.Class = classOfCode(e.ErrorCode, e.Message)
 		if e.ErrorCode == CodeAccessDenied {
 			// Real brokers (0.11 at least) answer a missing or wrong credential with
 			// HTTP 200, error 180 and a null message: say plainly what it means.
@@ -111,7 +113,25 @@ func classify(status int, body []byte, authHint string) Result {
 	return r
 }
 
-func classOfCode(code int) Class {
+// CodeInternal is Pinot's InternalError (QueryErrorCode.INTERNAL): a broker
+// started without the multi-stage engine answers every multi-stage query with it.
+const CodeInternal = 450
+
+// engineNotEnabledText is what a 1.5.1 broker without the multi-stage engine says
+// beside error 450 (BrokerRequestHandlerDelegate: "V2 Multi-Stage query engine not
+// enabled.", recorded in e2e/testdata/broker-responses/pinot-1.5.1).
+const engineNotEnabledText = "Multi-Stage query engine not enabled"
+
+// EngineNotEnabled reports whether r is a broker's answer that its multi-stage
+// engine is not enabled: the query cannot run there, now or later.
+func EngineNotEnabled(r Result) bool {
+	return r.ErrorCode == CodeInternal && strings.Contains(r.Message, engineNotEnabledText)
+}
+
+func classOfCode(code int, msg string) Class {
+	if code == CodeInternal && strings.Contains(msg, engineNotEnabledText) {
+		return BadQuery // no engine to run it: a verdict on the query, never on warmth
+	}
 	switch code {
 	case CodeSQLParsing, CodeTableDoesNotExist, CodeTableIsDisabled, CodeQueryValidation, CodeUnknownColumn:
 		return BadQuery

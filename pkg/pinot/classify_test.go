@@ -250,3 +250,24 @@ func TestClassifyTellsTheEngineFromRealAnswers(t *testing.T) {
 		}
 	}
 }
+
+// A 1.5.1 broker without the multi-stage engine answers every multi-stage query,
+// by SET or by option, with HTTP 200 and error 450: no engine will ever run it,
+// so it is a verdict on the query (BadQuery), never a transient failure. Any
+// other InternalError stays transient.
+func TestClassifyEngineNotEnabledFromRealAnswers(t *testing.T) {
+	for _, file := range []string{"query-mse-disabled-select1.json", "query-mse-disabled-set.json", "query-mse-disabled-option.json"} {
+		body, err := os.ReadFile("../../e2e/testdata/broker-responses/pinot-1.5.1/" + file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := Classify(200, body)
+		if r.Class != BadQuery || r.ErrorCode != CodeInternal || !EngineNotEnabled(r) || r.MultiStage {
+			t.Errorf("%s: %+v, want a bad query saying the engine is not enabled", file, r)
+		}
+	}
+	other := Classify(200, []byte(`{"exceptions":[{"errorCode":450,"message":"InternalError: Interrupted while planning query"}]}`))
+	if other.Class != Transient || EngineNotEnabled(other) {
+		t.Errorf("another InternalError: %+v, want transient", other)
+	}
+}

@@ -190,13 +190,13 @@ func TestRoutingTableErrors(t *testing.T) {
 	t.Run("500 is an error with the body", func(t *testing.T) {
 		c := newClient(t, Options{BrokerURL: answer(t, 500, "boom\n")})
 		_, err := c.RoutingTable(ctx, "orders")
-		if err == nil || err.Error() != `getting routing table of "orders": HTTP 500: boom` {
+		if err == nil || err.Error() != `getting routing table of "orders" from broker: HTTP 500: boom` {
 			t.Fatalf("error %v", err)
 		}
 	})
 	t.Run("garbage JSON", func(t *testing.T) {
 		c := newClient(t, Options{BrokerURL: answer(t, 200, `{"orders_OFFLINE":`)})
-		if _, err := c.RoutingTable(ctx, "orders"); err == nil || !strings.HasPrefix(err.Error(), `decoding routing table of "orders"`) {
+		if _, err := c.RoutingTable(ctx, "orders"); err == nil || !strings.HasPrefix(err.Error(), `decoding routing table of "orders" from broker`) {
 			t.Fatalf("error %v", err)
 		}
 	})

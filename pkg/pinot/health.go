@@ -17,8 +17,9 @@ type Health struct {
 }
 
 // Health asks the broker's /health. An error means no HTTP answer at all
-// (refused, reset, timeout): the broker is gone, not merely starting.
-// /health needs no auth, so none is sent.
+// (refused, reset, timeout); what that says is the caller's to judge: a
+// refused connection is evidence the broker is going or gone, a timeout only
+// that it is slow or loaded. /health needs no auth, so none is sent.
 func (c *Client) Health(ctx context.Context) (Health, error) {
 	if c.broker == nil {
 		return Health{}, fmt.Errorf("checking broker health: %w", ErrNoBroker)

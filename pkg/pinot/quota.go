@@ -23,16 +23,16 @@ func (c *Client) QueryQuota(ctx context.Context, table string) (qps float64, ok 
 	}
 	resp, err := r.SetContext(ctx).Get("/debug/tables/queryQuota/" + pathEscape(table))
 	if err != nil {
-		return 0, false, fmt.Errorf("getting query quota of %q: %w", table, err)
+		return 0, false, fmt.Errorf("getting query quota of %q from broker: %w", table, err)
 	}
 	switch resp.StatusCode() {
 	case http.StatusOK:
 	case http.StatusNotFound:
 		return 0, false, nil
 	case http.StatusUnauthorized, http.StatusForbidden:
-		return 0, false, c.unauthorized("getting query quota of "+table, resp.StatusCode())
+		return 0, false, c.unauthorized("getting query quota of "+table+" from broker", resp.StatusCode())
 	default:
-		return 0, false, httpError(fmt.Sprintf("getting query quota of %q", table), resp.StatusCode(), resp.Body())
+		return 0, false, httpError(fmt.Sprintf("getting query quota of %q from broker", table), resp.StatusCode(), resp.Body())
 	}
 	qps, ok, err = ParseQueryQuota(resp.Body())
 	if err != nil {

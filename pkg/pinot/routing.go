@@ -24,20 +24,20 @@ func (c *Client) RoutingTable(ctx context.Context, table string) (RoutingTable, 
 	}
 	resp, err := r.SetContext(ctx).Get("/debug/routingTable/" + pathEscape(table))
 	if err != nil {
-		return nil, fmt.Errorf("getting routing table of %q: %w", table, err)
+		return nil, fmt.Errorf("getting routing table of %q from broker: %w", table, err)
 	}
 	switch resp.StatusCode() {
 	case http.StatusOK:
 	case http.StatusNotFound:
 		return nil, fmt.Errorf("routing table of %q: %w", table, ErrNoRouting)
 	case http.StatusUnauthorized, http.StatusForbidden:
-		return nil, c.unauthorized("getting routing table of "+table, resp.StatusCode())
+		return nil, c.unauthorized("getting routing table of "+table+" from broker", resp.StatusCode())
 	default:
-		return nil, c.redactErr(httpError(fmt.Sprintf("getting routing table of %q", table), resp.StatusCode(), resp.Body()))
+		return nil, c.redactErr(httpError(fmt.Sprintf("getting routing table of %q from broker", table), resp.StatusCode(), resp.Body()))
 	}
 	var rt RoutingTable
 	if err := json.Unmarshal(resp.Body(), &rt); err != nil {
-		return nil, fmt.Errorf("decoding routing table of %q: %w", table, err)
+		return nil, fmt.Errorf("decoding routing table of %q from broker: %w", table, err)
 	}
 	return rt, nil
 }

@@ -31,9 +31,10 @@ func (e *QueryError) Error() string {
 
 // Sample returns up to n rows of a typed table (SELECT * ... LIMIT n), so
 // generated probes can filter on values that exist. An empty table gives no
-// rows and no error. Probes never decode rows; only this call does.
+// rows and no error. Probes never decode rows; only this call does. The broker
+// is asked to give up (timeoutMs) by ctx's deadline: the caller bounds the call.
 func (c *Client) Sample(ctx context.Context, typedTable string, n int) ([]Row, error) {
-	what := fmt.Sprintf("sampling rows of %q", typedTable)
+	what := fmt.Sprintf("sampling rows of %q from broker", typedTable)
 	if n < 1 {
 		return nil, fmt.Errorf("%s: row count %d: expected at least 1", what, n)
 	}

@@ -85,7 +85,7 @@ func TestSampleErrors(t *testing.T) {
 		if !errors.As(err, &qe) || qe.Result.Class != BadQuery || qe.Result.ErrorCode != CodeTableDoesNotExist {
 			t.Fatalf("error %v, want a BadQuery QueryError with code 190", err)
 		}
-		if want := `sampling rows of "nope_OFFLINE": bad_query: error 190: TableDoesNotExistError`; err.Error() != want {
+		if want := `sampling rows of "nope_OFFLINE" from broker: bad_query: error 190: TableDoesNotExistError`; err.Error() != want {
 			t.Errorf("error %q, want %q", err, want)
 		}
 	})

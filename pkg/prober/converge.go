@@ -62,9 +62,11 @@ type ShapeState struct {
 	Shape string
 	// Probes counts the shape's successful probes.
 	Probes int
-	// Latest is the median of the latest complete window; 0 before the first.
+	// Latest is the latest complete window's median: the slowest query's of
+	// the shape (each table leg's query is judged on its own); 0 before the
+	// first window.
 	Latest time.Duration
-	// Best is the smallest window median seen; 0 before the first window.
+	// Best is the smallest Latest seen; 0 before the first window.
 	Best time.Duration
 	// InARow counts the flat windows in a row ending with the latest.
 	InARow    int
@@ -73,27 +75,86 @@ type ShapeState struct {
 	Pooled bool
 }
 
-// Tracker applies a ConvergeRule to every shape of a run. It does no I/O and is
-// safe for concurrent use: probes of one round report from several goroutines.
+// Tracker applies a ConvergeRule to every query of a run, by shape. It does no
+// I/O and is safe for concurrent use: several workers report at once.
+//
+// A shape's queries (one per table leg) are judged each against itself: a
+// shape's window closes when every live query of it has its share of the
+// window (at least minPerQuery probes), each query's median is compared with
+// its own reference, and the window is flat only when no query fell below its
+// band. So a table whose latency still falls resets its shape's count, however
+// many other tables are flat, and which tables a window holds changes nothing.
 type Tracker struct {
 	rule ConvergeRule
 
-	mu     sync.Mutex
-	shapes map[string]*shapeTrack
-	order  []string // shapes in first-seen order, for stable reports
+	mu      sync.Mutex
+	shapes  map[string]*shapeTrack
+	order   []string           // shapes in first-seen order, for stable reports
+	queries map[string]*member // by query (or by shape name, when a shape is fed as one)
 }
 
 type shapeTrack struct {
-	state    ShapeState
-	ref      time.Duration // median of the window the current flat run is measured against
-	window   []time.Duration
-	required bool
-	pool     *pool // non-nil: the shape's windows are its pool's (converge_pool.go)
+	state   ShapeState
+	group   *group // the shape's own group, or its pool (converge_pool.go)
+	members []*member
+	dropped bool // Drop: no longer required, whatever its queries
 }
 
-// NewTracker tracks the given shapes, all required for Converged.
+// required: the shape holds Converged. A shape with no query yet is (its
+// probes are to come); one whose queries were all dropped is not.
+func (st *shapeTrack) required() bool {
+	if st.dropped {
+		return false
+	}
+	if len(st.members) == 0 {
+		return true
+	}
+	for _, m := range st.members {
+		if m.live {
+			return true
+		}
+	}
+	return false
+}
+
+// member is one query of a shape: its probes in the open window and the
+// reference its windows are judged against.
+type member struct {
+	shape   *shapeTrack
+	leg     string // the table leg it probes (pooled: judged with that leg's queries)
+	live    bool
+	samples []time.Duration
+	ref     time.Duration
+}
+
+// group is the queries whose windows close together: one shape's, or a pool's.
+type group struct {
+	pooled  bool
+	members []*member
+	shapes  []*shapeTrack
+	n       int                      // live members' probes in the open window
+	legRef  map[string]time.Duration // pooled: each table leg's reference
+	inARow  int
+}
+
+// minPerQuery is the fewest probes of each query in a shape's window: a median
+// of 3 ignores one straggler. A shape with one query needs the whole Window.
+const minPerQuery = 3
+
+// perQuery is each live query's share of a shape's window: the Window split
+// between them, at least minPerQuery each.
+func (r ConvergeRule) perQuery(live int) int {
+	if live <= 1 {
+		return r.Window
+	}
+	return max(minPerQuery, (r.Window+live-1)/live)
+}
+
+// NewTracker tracks the given shapes, all required for Converged. Their queries
+// are added with Add; a shape fed by its own name (Observe with the shape) is
+// one query.
 func NewTracker(rule ConvergeRule, shapes []string) *Tracker {
-	t := &Tracker{rule: rule.withDefaults(), shapes: map[string]*shapeTrack{}}
+	t := &Tracker{rule: rule.withDefaults(), shapes: map[string]*shapeTrack{}, queries: map[string]*member{}}
 	for _, s := range shapes {
 		t.track(s)
 	}
@@ -105,37 +166,99 @@ func NewTracker(rule ConvergeRule, shapes []string) *Tracker {
 func (t *Tracker) track(shape string) *shapeTrack {
 	st := t.shapes[shape]
 	if st == nil {
-		st = &shapeTrack{state: ShapeState{Shape: shape}, window: make([]time.Duration, 0, t.rule.Window), required: true}
+		st = &shapeTrack{state: ShapeState{Shape: shape}}
+		st.group = &group{shapes: []*shapeTrack{st}}
 		t.shapes[shape] = st
 		t.order = append(t.order, shape)
 	}
 	return st
 }
 
-// Observe adds one probe. Failed probes say nothing about warmth and are not
-// counted. It returns the states of the shapes whose window this probe closed:
-// none, the shape's own, or (a pooled shape) every shape of its pool.
-func (t *Tracker) Observe(shape string, latency time.Duration, ok bool) []ShapeState {
+// Add tracks query as one of shape's: its probe of the table leg leg (""
+// when it names none), live.
+func (t *Tracker) Add(shape, leg, query string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	t.add(shape, leg, query)
+}
+
+func (t *Tracker) add(shape, leg, query string) *member {
+	if m := t.queries[query]; m != nil {
+		return m
+	}
 	st := t.track(shape)
-	if !ok {
+	m := &member{shape: st, leg: leg, live: !st.dropped}
+	st.members = append(st.members, m)
+	st.group.members = append(st.group.members, m)
+	t.queries[query] = m
+	return m
+}
+
+// Observe adds one probe of query (a shape's name stands for the shape's one
+// query). Failed probes say nothing about warmth and are not counted, nor are
+// probes of a dropped query. It returns the states of the shapes whose window
+// this probe closed: none, the query's shape, or (pooled) every shape of its pool.
+func (t *Tracker) Observe(query string, latency time.Duration, ok bool) []ShapeState {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	m := t.queries[query]
+	if m == nil {
+		m = t.add(query, "", query)
+	}
+	if !ok || !m.live {
 		return nil
 	}
-	st.state.Probes++
-	if st.pool != nil {
-		return t.observePooled(st, latency)
+	m.shape.state.Probes++
+	g := m.shape.group
+	if g.pooled {
+		return t.observePooled(g, m, latency)
 	}
-	st.window = append(st.window, latency)
-	if len(st.window) < t.rule.Window {
-		return nil
+	m.samples = append(m.samples, latency)
+	g.n++
+	live := g.live()
+	need := t.rule.perQuery(len(live))
+	for _, x := range live {
+		if len(x.samples) < need {
+			return nil
+		}
 	}
-	m := median(st.window)
-	st.window = st.window[:0]
-	var inARow int
-	st.ref, inARow = t.rule.next(st.ref, st.state.InARow, m)
-	st.state.closed(m, inARow, t.rule.Windows)
+	restart, slowest := false, time.Duration(0)
+	for _, x := range live {
+		med := median(x.samples)
+		slowest = max(slowest, med)
+		var inARow int
+		if x.ref, inARow = t.rule.next(x.ref, 1, med); inARow == 0 {
+			restart = true // a first window, or a query still getting faster
+		}
+	}
+	if restart {
+		g.inARow = 0
+	} else {
+		g.inARow++
+	}
+	g.clear()
+	st := m.shape
+	st.state.closed(slowest, g.inARow, t.rule.Windows)
 	return []ShapeState{st.state}
+}
+
+// live lists the group's live queries.
+func (g *group) live() []*member {
+	out := make([]*member, 0, len(g.members))
+	for _, m := range g.members {
+		if m.live {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// clear empties the open window.
+func (g *group) clear() {
+	for _, m := range g.members {
+		m.samples = m.samples[:0]
+	}
+	g.n = 0
 }
 
 // closed records a closed window: the shape's median in it and the flat
@@ -174,8 +297,31 @@ func (t *Tracker) Drop(shape string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if st := t.shapes[shape]; st != nil {
-		st.required = false
+		st.dropped = true
+		for _, m := range st.members {
+			t.dropMember(m)
+		}
 	}
+}
+
+// DropQuery stops judging query: its shape is judged on its other queries, and
+// is no longer required when it has none left.
+func (t *Tracker) DropQuery(query string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if m := t.queries[query]; m != nil {
+		t.dropMember(m)
+	}
+}
+
+// dropMember takes m out of its group's open window. Under t.mu.
+func (t *Tracker) dropMember(m *member) {
+	if !m.live {
+		return
+	}
+	m.live = false
+	m.shape.group.n -= len(m.samples)
+	m.samples = nil
 }
 
 // Converged reports whether every required shape has converged; false when
@@ -203,7 +349,7 @@ func (t *Tracker) allConverged(shapes []string) bool {
 		switch {
 		case st == nil:
 			return false
-		case !st.required:
+		case !st.required():
 		case !st.state.Converged:
 			return false
 		default:
@@ -219,7 +365,7 @@ func (t *Tracker) States() []ShapeState {
 	defer t.mu.Unlock()
 	out := make([]ShapeState, 0, len(t.order))
 	for _, s := range t.order {
-		if st := t.shapes[s]; st.required {
+		if st := t.shapes[s]; st.required() {
 			out = append(out, st.state)
 		}
 	}

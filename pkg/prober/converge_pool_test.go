@@ -114,10 +114,9 @@ func TestPoolShapeThatNeverAnswersHoldsUntilDropped(t *testing.T) {
 	if tr.Converged() {
 		t.Fatal("converged while a pooled shape never answered")
 	}
-	p := tr.shapes[shapes[0]].pool
-	for st, ds := range p.samples {
-		if len(ds) > tr.rule.Window {
-			t.Fatalf("%s holds %d samples, want at most a window's %d", st.state.Shape, len(ds), tr.rule.Window)
+	for _, m := range tr.shapes[shapes[0]].group.members {
+		if len(m.samples) > tr.rule.Window {
+			t.Fatalf("%s holds %d samples, want at most a window's %d", m.shape.state.Shape, len(m.samples), tr.rule.Window)
 		}
 	}
 	tr.Drop(shapes[2])
@@ -166,5 +165,64 @@ func TestConvergedRunWithBothEnginesNeedsNoFortyPerMultiStageShape(t *testing.T)
 	perShape := int64(4 * DefaultConvergeWindow * len(shapes))
 	if len(shapes) < 5 || b.mse.Load() >= perShape {
 		t.Fatalf("%d multi-stage probes over %d multi-stage shapes; want fewer than the per-shape rule's %d", b.mse.Load(), len(shapes), perShape)
+	}
+}
+
+// Probes of a dropped multi-stage query (answers still in flight when it was
+// dropped, or its twin's) count for nothing: the pool's window closes on ten
+// probes of its live queries, not sooner.
+func TestPoolCountsNoProbeOfADroppedShape(t *testing.T) {
+	shapes := poolShapes(3)
+	tr := NewTracker(ConvergeRule{}, shapes)
+	tr.Pool(shapes)
+	tr.Drop(shapes[2])
+	for range 9 {
+		if told := tr.Observe(shapes[2], ms, true); len(told) > 0 {
+			t.Fatalf("a dropped shape's probe closed a window: %+v", told)
+		}
+	}
+	for i := range 9 {
+		if told := tr.Observe(shapes[i%2], 10*ms, true); len(told) > 0 {
+			t.Fatalf("the window closed after %d probes of the live shapes (and 9 of the dropped one): %+v", i+1, told)
+		}
+	}
+	if told := tr.Observe(shapes[1], 10*ms, true); len(told) != 2 {
+		t.Fatalf("the tenth live probe told %+v, want the two live shapes' window", told)
+	}
+}
+
+// The pool judges each table leg against itself: one leg's multi-stage
+// queries still halving every window keep the engine unconverged, though the
+// median over all the engine's queries (the other leg's, flat) would not move.
+func TestPoolJudgesEachTableLeg(t *testing.T) {
+	shapes := poolShapes(4)
+	tr := NewTracker(ConvergeRule{}, shapes)
+	for _, s := range shapes {
+		tr.Add(s, "flat_OFFLINE", s+" flat")
+	}
+	for _, s := range shapes[:2] {
+		tr.Add(s, "cold_REALTIME", s+" cold")
+	}
+	tr.Pool(shapes)
+	cold := 2048 * ms
+	for w := range 12 { // windows of one probe of each of the 6 queries, and 4 more
+		for _, s := range shapes {
+			tr.Observe(s+" flat", 10*ms, true)
+		}
+		for _, s := range shapes[:2] {
+			tr.Observe(s+" cold", cold, true)
+		}
+		for _, s := range shapes {
+			tr.Observe(s+" flat", 10*ms, true)
+		}
+		if w < 8 {
+			cold /= 2
+		}
+		if w < 9 && tr.Converged() {
+			t.Fatalf("converged after window %d while a table's multi-stage queries still halve: %+v", w, tr.States())
+		}
+	}
+	if !tr.Converged() {
+		t.Fatalf("not converged after both tables were flat for three windows: %+v", tr.States())
 	}
 }

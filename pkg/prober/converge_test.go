@@ -310,3 +310,39 @@ func TestTrackerCustomRule(t *testing.T) {
 		t.Errorf("unset fields not defaulted: %+v", r)
 	}
 }
+
+// Five tables' queries of one shape, two of them halving their latency every
+// window: the shape is not converged however flat the other three are, and
+// converges once the two are flat too. Each query's window has its own share
+// (at least 3 probes), so its median is its own.
+func TestTrackerJudgesEachQueryOfAShape(t *testing.T) {
+	tr := NewTracker(ConvergeRule{}, []string{"agg"})
+	legs := []string{"t1", "t2", "t3", "t4", "t5"}
+	for _, q := range legs {
+		tr.Add("agg", q, q)
+	}
+	level := 1600 * ms
+	for w := range 12 { // twelve windows of 3 probes of each leg
+		for range 3 {
+			for i, q := range legs {
+				d := 4 * ms
+				if i >= 3 {
+					d = level
+				}
+				tr.Observe(q, d, true)
+			}
+		}
+		if w < 8 {
+			level /= 2 // still halving
+		}
+		if w < 9 && tr.Converged() {
+			t.Fatalf("converged after window %d while two of five tables still halve their latency: %+v", w, tr.States())
+		}
+	}
+	if !tr.Converged() {
+		t.Fatalf("not converged after every table was flat for three windows: %+v", tr.States())
+	}
+	if st := stateOf(t, tr, "agg"); st.Probes != 12*3*5 || st.Latest != 1600*ms>>8 {
+		t.Errorf("state %+v, want every probe counted and the slowest table's median as the latest", st)
+	}
+}

@@ -38,7 +38,8 @@ type Engine struct {
 
 // DetectMultiStage asks the broker, with MultiStageSQL, whether it serves the
 // multi-stage engine; why says what the answer showed. A broker without the
-// engine says so at once (a single-stage answer, or an error). No answer in time
+// engine says so at once (a single-stage answer, error 450 "not enabled", or
+// another error). No answer in time
 // counts as the engine being there: the first multi-stage query of a cold 1.5.1
 // broker takes seconds to plan, which is the very path the probes must warm.
 func DetectMultiStage(ctx context.Context, b Broker, timeout time.Duration) (ok bool, why string) {
@@ -54,6 +55,8 @@ func DetectMultiStage(ctx context.Context, b Broker, timeout time.Duration) (ok 
 		return true, "the broker serves the multi-stage engine"
 	case res.Class == pinot.Success:
 		return false, "the broker answered from its single-stage engine: it has no multi-stage engine"
+	case pinot.EngineNotEnabled(res):
+		return false, "the broker's multi-stage engine is not enabled (" + res.Message + ")"
 	case res.Class == pinot.Transient:
 		return true, "the multi-stage engine did not answer in time (" + res.Message + "): probing it as a cold one"
 	default:
@@ -97,6 +100,17 @@ func (r *run) findEngine(ctx context.Context) <-chan Engine {
 		e = FindEngine(dctx, r.p.Broker, r.s)
 	}()
 	return out
+}
+
+// SendsMultiStage reports whether a run with these settings may send
+// multi-stage queries: its own probes (unless off, or the floor is nothing), or
+// the custom queries that choose that engine.
+func SendsMultiStage(s Settings) bool {
+	s = s.withDefaults()
+	if len(s.Queries) > 0 {
+		return len(multiStageQueries(s.Queries)) > 0
+	}
+	return s.MultiStage != EngineOff && (s.MinIterations > 0 || s.Exit == ExitConverged)
 }
 
 // mayProbeMultiStage: the run may send multi-stage probes of its own, so the

@@ -3,6 +3,7 @@ package prober
 import (
 	"context"
 	"errors"
+	"os"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -19,6 +20,7 @@ type engineBroker struct {
 	mseFails  bool          // multi-stage queries fail (transient)
 	mseBad    string        // multi-stage queries are compile errors with this message
 	mseDelay  time.Duration // multi-stage queries answer after this long, like a cold planner
+	mseAnswer []byte        // multi-stage queries get this HTTP 200 body (a recorded answer)
 	mse, sse  atomic.Int64  // queries seen per engine
 }
 
@@ -34,6 +36,8 @@ func (b *engineBroker) Query(ctx context.Context, q pinot.Query) pinot.Result {
 		return pinot.Result{Class: pinot.Transient, Message: "probe timed out"}
 	}
 	switch {
+	case b.mseAnswer != nil:
+		return pinot.Classify(200, b.mseAnswer)
 	case b.mseBad != "":
 		return pinot.Result{Class: pinot.BadQuery, HTTPStatus: 200, ErrorCode: 150, Message: b.mseBad}
 	case b.mseFails:
@@ -82,7 +86,10 @@ func TestDetectMultiStage(t *testing.T) {
 	}{
 		{"served", &engineBroker{mseServed: true}, true, "serves the multi-stage engine"},
 		{"single-stage answer", &engineBroker{}, false, "no multi-stage engine"},
-		{"refused", &engineBroker{mseBad: "error 150: multi-stage engine disabled"}, false, "multi-stage engine disabled"},
+		// A 1.5.1 broker started with pinot.multistage.engine.enabled=false, as recorded.
+		{"not enabled (the real 450 answer)", &engineBroker{mseAnswer: recordedMSEDisabled(t)}, false,
+			"the broker's multi-stage engine is not enabled (error 450: InternalError: V2 Multi-Stage query engine not enabled.)"},
+		{"refused", &engineBroker{mseBad: "error 150: no such engine here"}, false, "no such engine here"},
 		{"never answers (a cold planner)", &engineBroker{mseFails: true}, true, "did not answer in time (probe timed out): probing it as a cold one"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -92,6 +99,48 @@ func TestDetectMultiStage(t *testing.T) {
 			}
 			if c.b.mse.Load() != 1 {
 				t.Errorf("the engine was asked %d times, want once", c.b.mse.Load())
+			}
+		})
+	}
+}
+
+// recordedMSEDisabled is the real answer of a 1.5.1 broker without the multi-stage
+// engine to SET useMultistageEngine=true; SELECT 1 (e2e/cluster facts_mse_test.go).
+func recordedMSEDisabled(t *testing.T) []byte {
+	t.Helper()
+	body, err := os.ReadFile("../../e2e/testdata/broker-responses/pinot-1.5.1/query-mse-disabled-select1.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return body
+}
+
+// A broker whose multi-stage engine is not enabled has none to warm: the run
+// sends no multi-stage probe after the detection, is judged on the single-stage
+// shapes alone and ends warm on their evidence, the plan saying why.
+func TestBrokerWithoutTheMultiStageEngineWarmsOnSingleStage(t *testing.T) {
+	for _, conc := range []int{1, 4} { // one lane (the plan waits for the engine), or a lane per engine
+		t.Run(strconv.Itoa(conc)+" workers", func(t *testing.T) {
+			b := &engineBroker{mseAnswer: recordedMSEDisabled(t)}
+			rec := &recorder{}
+			p := &Prober{Broker: b, Planner: Planner{Catalog: schemaCatalog{}, Settings: Settings{MinIterations: 50, Exit: ExitConverged, Concurrency: conc}}, Observer: rec}
+			rep := p.Run(context.Background(), time.Now().Add(10*time.Second))
+			if rep.Outcome != OutcomeWarm {
+				t.Fatalf("outcome %s (%v, %s), want warm on the single-stage evidence", rep.Outcome, rep.Err, rep.Reason)
+			}
+			if rep.Plan.Engine.MultiStage || !strings.Contains(rep.Plan.Engine.Found, "multi-stage engine is not enabled") {
+				t.Errorf("plan engine %+v, want none, saying it is not enabled", rep.Plan.Engine)
+			}
+			for _, q := range rep.Plan.Queries {
+				if sqltext.MultiStage(q) {
+					t.Errorf("multi-stage probe left in the plan: %s", q)
+				}
+			}
+			if n := b.mse.Load(); n != 1 {
+				t.Errorf("the broker saw %d multi-stage queries, want the detection alone", n)
+			}
+			if len(rec.dropped) != 0 {
+				t.Errorf("dropped %v: queries never sent are not dropped", rec.dropped)
 			}
 		})
 	}

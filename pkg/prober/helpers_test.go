@@ -22,6 +22,8 @@ type recorder struct {
 	warm    []engineWarm
 	engines []Engine
 	floors  [][2]int64 // multi-stage, single-stage
+
+	jitFails []int // the streak of each failed JIT read
 }
 
 func (r *recorder) EngineFloors(multiStage, singleStage int64) {
@@ -59,6 +61,12 @@ func (r *recorder) JITUnavailable(err error) {
 	r.mu.Unlock()
 }
 
+func (r *recorder) JITReadFailed(_ error, inARow int) {
+	r.mu.Lock()
+	r.jitFails = append(r.jitFails, inARow)
+	r.mu.Unlock()
+}
+
 func (r *recorder) Planned(p Plan) { r.mu.Lock(); r.plans = append(r.plans, p); r.mu.Unlock() }
 func (r *recorder) PlanRetry(err error) {
 	r.mu.Lock()
@@ -87,11 +95,16 @@ func (r *recorder) count(step string, class pinot.Class) int {
 	return n
 }
 
-// cluster starts the three-server fake and returns a prober over it.
+// cluster starts the three-server fake and returns a prober over it. The fake
+// plays a broker without the multi-stage engine and a controller without
+// schemas, so these tests check the run's mechanics over the LIMIT 1 plan, one
+// query per leg; plan_default_test.go plans over the fake's defaults.
 func cluster(t *testing.T, s Settings) (*Prober, *fakepinot.Broker, *fakepinot.Controller, *recorder) {
 	t.Helper()
 	b := fakepinot.NewBroker(fakepinot.ThreeServers())
 	c := fakepinot.NewController(fakepinot.ThreeServerTables()...)
+	b.SetMultiStage(fakepinot.MultiStageAbsent)
+	c.SetSchemaAnswer(fakepinot.SchemaNotFound)
 	t.Cleanup(b.Close)
 	t.Cleanup(c.Close)
 	if s.Concurrency == 0 {

@@ -30,10 +30,16 @@ type JITRule struct {
 	// a second in the background is done with the serve path.
 	QuietFloor    float64
 	QuietReadings int
+	// Failures is how many readings in a row may fail before the run gives the
+	// signal up: a scrape is likeliest to time out while the cold JVM is
+	// saturated, exactly when the signal matters, so one failure keeps the last
+	// readings and the next tick reads again.
+	Failures int
 }
 
 // Default JIT rule: readings every 500 ms, rates over 4 s, quiet at 10% of the
-// peak for 3 readings in a row.
+// peak for 3 readings in a row; given up after 6 failed readings in a row (3 s
+// or more of failure at the default cadence).
 const (
 	DefaultJITEvery         = 500 * time.Millisecond
 	DefaultJITSpan          = 4 * time.Second
@@ -41,6 +47,7 @@ const (
 	DefaultJITQuietFraction = 0.1
 	DefaultJITQuietFloor    = 0.01
 	DefaultJITQuietReadings = 3
+	DefaultJITFailures      = 6
 )
 
 func (r JITRule) withDefaults() JITRule {
@@ -50,6 +57,7 @@ func (r JITRule) withDefaults() JITRule {
 	r.QuietFraction = orDefault(r.QuietFraction, DefaultJITQuietFraction)
 	r.QuietFloor = orDefault(r.QuietFloor, DefaultJITQuietFloor)
 	r.QuietReadings = orDefault(r.QuietReadings, DefaultJITQuietReadings)
+	r.Failures = orDefault(r.Failures, DefaultJITFailures)
 	return r
 }
 

@@ -12,10 +12,26 @@ import (
 )
 
 // JITObserver is an optional Observer extension: it hears each reading of the
-// JIT signal, and the one error that turns the signal off for the run.
+// JIT signal, and the error that turns the signal off for the run (after
+// JITRule.Failures failed readings in a row).
 type JITObserver interface {
 	JITRead(s JITState)
 	JITUnavailable(err error)
+}
+
+// JITFailureObserver is an optional Observer extension: it hears each failed
+// reading the run tolerates, with how many in a row have failed.
+type JITFailureObserver interface {
+	JITReadFailed(err error, inARow int)
+}
+
+// JITReadFailed fans the event out to the observers that listen for it.
+func (os Observers) JITReadFailed(err error, inARow int) {
+	for _, o := range os {
+		if fo, ok := o.(JITFailureObserver); ok {
+			fo.JITReadFailed(err, inARow)
+		}
+	}
 }
 
 // JITRead fans the event out to the observers that listen for it.
@@ -36,14 +52,16 @@ func (os Observers) JITUnavailable(err error) {
 	}
 }
 
-// jitWatch is the run's JIT signal: nil when no source is configured. A source
-// that fails once is ignored for the rest of the run, so a wrong or unreachable
-// URL never holds the gate.
+// jitWatch is the run's JIT signal: nil when no source is configured. A failed
+// reading keeps the last readings (the exit judges them) and the next tick reads
+// again; JITRule.Failures failures in a row give the source up for the rest of
+// the run, so a wrong or unreachable URL holds the gate a few seconds at most.
 type jitWatch struct {
-	mu    sync.Mutex
-	t     *jitTracker
-	state JITState
-	err   error
+	mu     sync.Mutex
+	t      *jitTracker
+	state  JITState
+	inARow int   // failed readings in a row
+	err    error // set once the source is given up
 }
 
 // watchJIT starts reading the compile time in the background; stop ends the
@@ -69,6 +87,7 @@ func (r *run) watchJIT(ctx context.Context) (stop func()) {
 func (r *run) readJIT(ctx context.Context) {
 	rule := r.jit.t.rule
 	jo, _ := r.p.Observer.(JITObserver)
+	fo, _ := r.p.Observer.(JITFailureObserver)
 	for {
 		rctx, cancel := context.WithTimeout(ctx, rule.Timeout)
 		total, err := r.p.Compile.CompileTime(rctx)
@@ -76,16 +95,21 @@ func (r *run) readJIT(ctx context.Context) {
 		if ctx.Err() != nil {
 			return // the run is over: not the source's fault
 		}
-		if err != nil {
-			r.jit.fail(err)
+		switch n, gaveUp := r.jit.failed(err, rule.Failures); {
+		case gaveUp:
 			if jo != nil {
-				jo.JITUnavailable(err)
+				jo.JITUnavailable(r.jit.givenUp())
 			}
 			return
-		}
-		s := r.jit.add(r.now(), total)
-		if jo != nil {
-			jo.JITRead(s)
+		case err != nil:
+			if fo != nil {
+				fo.JITReadFailed(err, n)
+			}
+		default:
+			s := r.jit.add(r.now(), total)
+			if jo != nil {
+				jo.JITRead(s)
+			}
 		}
 		if !backoff.Sleep(ctx, rule.Every) {
 			return
@@ -96,14 +120,31 @@ func (r *run) readJIT(ctx context.Context) {
 func (w *jitWatch) add(at time.Time, total time.Duration) JITState {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	w.inARow = 0
 	w.state = w.t.add(at, total)
 	return w.state
 }
 
-func (w *jitWatch) fail(err error) {
+// failed counts a failed reading (err nil: none) against the streak that gives
+// the source up at limit; inARow is the streak so far.
+func (w *jitWatch) failed(err error, limit int) (inARow int, gaveUp bool) {
+	if err == nil {
+		return 0, false
+	}
 	w.mu.Lock()
-	w.err = err
-	w.mu.Unlock()
+	defer w.mu.Unlock()
+	w.inARow++
+	if w.inARow >= limit && w.err == nil {
+		w.err = fmt.Errorf("%d readings in a row failed, the last: %w", w.inARow, err)
+	}
+	return w.inARow, w.err != nil
+}
+
+// givenUp is why the source was given up (nil while it is not).
+func (w *jitWatch) givenUp() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.err
 }
 
 // quietOrIgnored is true when the JIT does not hold the exit: no source, a
@@ -125,16 +166,21 @@ func (w *jitWatch) describe() string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	s := w.state
+	var out string
 	switch {
 	case w.err != nil:
 		return "JIT signal ignored (JVM metrics unavailable)"
 	case !s.Known:
-		return "JIT compile rate not known yet"
+		out = "JIT compile rate not known yet"
 	case s.Quiet:
-		return fmt.Sprintf("JIT compile rate %.3f s/s, %.0f%% of its %.3f s/s peak", s.Rate, pct(s.Rate, s.Peak), s.Peak)
+		out = fmt.Sprintf("JIT compile rate %.3f s/s, %.0f%% of its %.3f s/s peak", s.Rate, pct(s.Rate, s.Peak), s.Peak)
 	default:
-		return fmt.Sprintf("JIT still compiling (%.3f s/s, %.0f%% of its %.3f s/s peak)", s.Rate, pct(s.Rate, s.Peak), s.Peak)
+		out = fmt.Sprintf("JIT still compiling (%.3f s/s, %.0f%% of its %.3f s/s peak)", s.Rate, pct(s.Rate, s.Peak), s.Peak)
 	}
+	if w.inARow > 0 {
+		out += fmt.Sprintf(" (last reading; %d failed readings since)", w.inARow)
+	}
+	return out
 }
 
 func pct(part, whole float64) float64 {

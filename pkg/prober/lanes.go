@@ -2,6 +2,7 @@ package prober
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -25,6 +26,10 @@ type laneSet struct {
 	mu     sync.Mutex
 	lanes  []*lane
 	worked map[string]bool // queries that answered once: never dropped after
+	// plan is the run's plan as the lanes began; fellBack the LIMIT 1 plan that
+	// replaced it once every shape was dropped (nil until then).
+	plan     Plan
+	fellBack *Plan
 }
 
 type lane struct {
@@ -164,35 +169,77 @@ func (r *run) next(ctx context.Context, ls *laneSet, at seat) (string, *lane, bo
 	}
 }
 
-// answered records one answer. A generated shape whose first answer is a compile
-// error is dropped with the broker's reason, like a custom query; the LIMIT 1
-// probe is never dropped (a table that vanished answers it with 190 too). It
-// reports whether any query is left, and whether the answer dropped sql (this
-// one or another worker's, answered just before).
+// answered records one answer. A generated shape's query is dropped with the
+// broker's reason when its first answer is a compile error, or with its last
+// error when the give-up rule (giveup.go) says it never succeeds; the LIMIT 1
+// probe is never dropped (a table that vanished answers it with 190 too). When
+// the last query goes, the legs' LIMIT 1 probes take their place (fallBack).
+// It reports whether any query is left, and whether the answer dropped sql
+// (this one or another worker's, answered just before).
 func (r *run) answered(ls *laneSet, sql string, res pinot.Result) (left, dropped bool) {
 	ls.mu.Lock()
 	defer ls.mu.Unlock()
-	switch {
-	case res.Class == pinot.Success:
+	if res.Class == pinot.Success {
 		ls.worked[sql] = true
-	case res.Class == pinot.BadQuery && !ls.worked[sql] && r.shapeOf[sql] != ShapeLimit1:
-		dropped = true
-		removed := false
-		for _, l := range ls.lanes {
-			if i := indexOf(l.live, sql); i >= 0 {
-				l.live = append(l.live[:i:i], l.live[i+1:]...)
-				l.rot = selector.NewRotation(l.live, 0)
-				removed = true
-			}
-		}
-		if removed {
-			r.p.Observer.QueryDropped(sql, res.Message)
-			live := ls.live()
-			r.releaseShapes(live)
-			r.setMSEShare(live)
+		return !ls.empty(), false
+	}
+	if r.shapeOf[sql] == ShapeLimit1 {
+		return !ls.empty(), false
+	}
+	why := r.tries.givenUp(sql)
+	if res.Class == pinot.BadQuery && !ls.worked[sql] {
+		why = res.Message
+	}
+	if why == "" {
+		return !ls.empty(), false
+	}
+	removed := false
+	for _, l := range ls.lanes {
+		if i := indexOf(l.live, sql); i >= 0 {
+			l.live = append(l.live[:i:i], l.live[i+1:]...)
+			l.rot = selector.NewRotation(l.live, 0)
+			removed = true
 		}
 	}
-	return !ls.empty(), dropped
+	if removed {
+		r.p.Observer.QueryDropped(sql, why)
+		if ls.empty() {
+			r.fallBack(ls)
+		}
+		live := ls.live()
+		r.releaseShapes(live)
+		r.setMSEShare(live)
+	}
+	return !ls.empty(), true
+}
+
+// fallbackWhy is a leg's Plan.Fallbacks entry once every shape was dropped.
+const fallbackWhy = "every probe shape was dropped: the broker answers none of them"
+
+// fallBack puts the chosen legs' LIMIT 1 probes in the first lane once every
+// query was dropped, so the run is judged on the probe every table answers,
+// and reports the plan again. Once per run: LIMIT 1 is never dropped. Under ls.mu.
+func (r *run) fallBack(ls *laneSet) {
+	if len(r.fallback) == 0 || ls.fellBack != nil {
+		return
+	}
+	plan := ls.plan
+	plan.Queries, plan.Shapes = nil, nil
+	plan.Fallbacks = map[string]string{}
+	l := ls.lanes[0]
+	for _, leg := range r.fallback {
+		q := DefaultProbe(leg)
+		plan.Add(ShapeLimit1, q)
+		plan.Fallbacks[leg] = fallbackWhy
+		l.live = append(l.live, q)
+		r.conv.Add(ShapeLimit1, leg, q)
+	}
+	l.rot = selector.NewRotation(l.live, 0)
+	if !slices.Contains(l.shapes, ShapeLimit1) {
+		l.shapes = append(l.shapes, ShapeLimit1)
+	}
+	ls.fellBack = &plan
+	r.p.Observer.Planned(plan)
 }
 
 // empty reports whether every lane's queries were dropped. Under ls.mu; on the
@@ -220,14 +267,20 @@ func indexOf(ss []string, s string) int {
 // (its workers help the single-stage one) until it is.
 func (r *run) defaults(ctx context.Context, plan Plan, pending <-chan Engine) Report {
 	ls, assign := newLanes(plan.Queries, r.mse, r.s.Concurrency)
+	ls.plan = plan
 	for _, l := range ls.lanes {
 		l.shapes = r.shapesOf(l.live)
 	}
 	for _, i := range assign {
 		ls.lanes[i].workers++
 	}
-	// The first outcome wins; the other workers stop after their probe in flight,
-	// which is counted like any other (the broker saw it).
+	// The first outcome wins and cuts the other workers' probes in flight: the
+	// gate waits for no evidence the verdict does not need (a cold multi-stage
+	// probe can take the whole probe timeout). A probe cut by a warm verdict is
+	// no failure of the broker's (send does not count it); one cut by the
+	// deadline counts as failed, as it always did.
+	ctx, cut := context.WithCancelCause(ctx)
+	defer cut(nil)
 	var once sync.Once
 	var over atomic.Bool
 	var rep Report
@@ -235,6 +288,11 @@ func (r *run) defaults(ctx context.Context, plan Plan, pending <-chan Engine) Re
 		once.Do(func() {
 			rep = x
 			over.Store(true)
+			if x.Outcome == OutcomeWarm {
+				cut(errOutcomeKnown)
+			} else {
+				cut(nil) // the deadline (or a failure): cut probes count as before
+			}
 		})
 	}
 	final := &plan
@@ -267,6 +325,10 @@ func (r *run) defaults(ctx context.Context, plan Plan, pending <-chan Engine) Re
 	<-engineDone
 	r.rethrow()
 	rep.Plan = *final
+	if ls.fellBack != nil {
+		rep.Plan = *ls.fellBack
+		rep.Plan.Engine = final.Engine
+	}
 	return rep
 }
 
@@ -330,9 +392,10 @@ func (r *run) work(ctx context.Context, plan Plan, ls *laneSet, at seat, over *a
 		switch {
 		case res.Class == pinot.Success:
 			l.hold.succeeded()
-		case dropped:
-			// A verdict on the query, not the broker refusing: a lane of shapes the
-			// broker cannot compile must drop them all, not back off between them.
+		case dropped, r.shapeOf[sql] != ShapeLimit1 && r.tries.counted(sql):
+			// A verdict on the query (or one on its way), not the broker refusing:
+			// a lane of shapes the broker cannot run must drop them all, not back
+			// off between them. At most giveUpAfter such failures per query.
 			l.hold.forgive(tester)
 		default:
 			l.hold.failed(r.now(), tester, quotaRefusal(res), took)

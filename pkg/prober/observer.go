@@ -14,7 +14,9 @@ type Observer interface {
 	PlanRetry(err error)
 	// Probed is called after every probe.
 	Probed(e ProbeEvent)
-	// QueryDropped is called when a custom query is dropped for good.
+	// QueryDropped is called once when a query (custom, or a generated shape's)
+	// is dropped for the rest of the run: the broker cannot compile it, or it
+	// never succeeds (giveup.go). reason says which, in the broker's words.
 	QueryDropped(sql, reason string)
 }
 

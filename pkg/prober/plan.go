@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"golang.org/x/sync/errgroup"
 
@@ -22,7 +23,8 @@ type Plan struct {
 	// query carries its engine as a leading SET statement.
 	Queries []string `json:"queries"`
 	// Shapes name each query's shape: Shapes[i] is Queries[i]'s (see ShapeOf).
-	// Convergence is judged per shape name, across tables.
+	// Convergence is judged per query, each table leg's against itself, and
+	// reported per shape (converge.go).
 	Shapes []string `json:"shapes,omitempty"`
 	// Tables are the chosen tables (default probe only).
 	Tables []selector.Table `json:"tables,omitempty"`
@@ -85,7 +87,9 @@ func (pl Planner) Plan(ctx context.Context) (Plan, error) {
 	// The universe is every table this broker routes, so coverage of an explicit
 	// table list is judged against all of them when a controller is known.
 	names := s.Tables
-	all, err := pl.Catalog.Tables(ctx)
+	tctx, cancel := pl.callContext(ctx)
+	all, err := pl.Catalog.Tables(tctx)
+	cancel()
 	var catalogErr string
 	switch {
 	case err == nil:
@@ -145,7 +149,9 @@ func (pl Planner) routes(ctx context.Context, names []string) (map[string]select
 					err = fmt.Errorf("looking up routing of %q panicked: %v", name, v)
 				}
 			}()
-			rt, err := pl.Catalog.RoutingTable(gctx, name)
+			cctx, cancel := pl.callContext(gctx)
+			defer cancel()
+			rt, err := pl.Catalog.RoutingTable(cctx, name)
 			if errors.Is(err, pinot.ErrNoRouting) {
 				return nil
 			}
@@ -163,6 +169,23 @@ func (pl Planner) routes(ctx context.Context, names []string) (map[string]select
 		return nil, err
 	}
 	return out, nil
+}
+
+// minCallTimeout is the least a planning call is given, however little of the
+// budget is left (the budget's own deadline still ends it).
+const minCallTimeout = time.Second
+
+// callContext bounds one planning call (the table list, a routing table, a
+// schema, a sample): at most the probe timeout, and at most a fifth of the time
+// left. A controller or broker that accepts connections and never answers then
+// costs the plan a share of the budget, not all of it, and the call that
+// failed is the one named.
+func (pl Planner) callContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	d := pl.Settings.withDefaults().ProbeTimeout
+	if dl, ok := ctx.Deadline(); ok {
+		d = min(d, max(time.Until(dl)/5, minCallTimeout))
+	}
+	return context.WithTimeout(ctx, d)
 }
 
 // TableNames lists the names of tables, in order.

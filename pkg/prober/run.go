@@ -13,6 +13,7 @@ import (
 
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/backoff"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/pinot"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/selector"
 )
 
 // Prober runs warmups. Every dependency is injected; Broker is required, and
@@ -34,8 +35,11 @@ type Prober struct {
 	Now func() time.Time
 }
 
-// ErrAllQueriesDropped ends a run whose every custom query was rejected.
-var ErrAllQueriesDropped = errors.New("every custom query was rejected by the broker as one it cannot compile")
+// ErrAllQueriesDropped ends a run whose every custom query was dropped.
+var ErrAllQueriesDropped = errors.New("every custom query was dropped: the broker cannot compile it, or it never succeeds")
+
+// errOutcomeKnown cuts the probes still in flight when a run has its outcome.
+var errOutcomeKnown = errors.New("the run has its outcome")
 
 // ErrNoBroker ends a run of a Prober without a Broker.
 var ErrNoBroker = errors.New("no broker to probe: Prober.Broker is nil")
@@ -58,7 +62,7 @@ func (p *Prober) Run(ctx context.Context, deadline time.Time) (rep Report) {
 	start := now()
 	ctx, cancel := context.WithDeadline(ctx, deadline)
 	defer cancel()
-	r := &run{p: &pd, s: pd.Planner.Settings, deadline: deadline, now: now}
+	r := &run{p: &pd, s: pd.Planner.Settings, deadline: deadline, now: now, tries: newTries(deadline.Sub(start))}
 	defer func() {
 		if v := recover(); v != nil {
 			rep = Report{Outcome: OutcomeFailed, Err: fmt.Errorf("warmup panicked: %v", v)}
@@ -83,6 +87,11 @@ type run struct {
 	shapeOf map[string]string // sql → shape
 	shapes  []string
 	jit     *jitWatch // nil without a compile-time source
+	// tries: each query's failures until its first success (giveup.go).
+	tries *tries
+	// fallback: the chosen legs, probed with LIMIT 1 once a default plan's
+	// every shape is dropped (lanes.go fallBack).
+	fallback []string
 
 	// The floor's split between engines (engine.go): set with the plan.
 	mse          map[string]bool // the plan's multi-stage queries (fixed once planned)
@@ -146,8 +155,19 @@ func (r *run) do(ctx context.Context) Report {
 	}
 	r.p.Observer.Planned(plan)
 	r.shapeOf, r.shapes = plan.shapeIndex()
+	if !plan.Custom {
+		r.fallback = selector.Legs(plan.Tables)
+		for _, leg := range r.fallback {
+			if q := DefaultProbe(leg); r.shapeOf[q] == "" {
+				r.shapeOf[q] = ShapeLimit1 // known before the workers share the map
+			}
+		}
+	}
 	r.setMSEShare(plan.Queries)
 	r.conv = NewTracker(r.s.Converge, r.shapes)
+	for _, q := range plan.Queries {
+		r.conv.Add(r.shapeOf[q], legOf(q), q) // each table leg's query judged on its own
+	}
 	r.conv.Pool(plan.MultiStageShapes()) // one engine's evidence (converge_pool.go)
 	r.pace = r.pacing(ctx, plan)
 	if plan.Custom {
@@ -228,14 +248,16 @@ func (r *run) custom(ctx context.Context, plan Plan) Report {
 		for range r.s.Concurrency {
 			batch = append(batch, live...)
 		}
-		bad := map[string]string{}
+		bad, gaveUp := map[string]string{}, map[string]string{}
 		res := r.round(ctx, batch, func(sql string, res pinot.Result) {
 			if res.Class == pinot.BadQuery {
 				bad[sql] = res.Message
+			} else if why := r.tries.givenUp(sql); why != "" {
+				gaveUp[sql] = why
 			}
 		})
 		n := len(live)
-		if live = r.dropBad(live, answered, bad); len(live) < n {
+		if live = r.dropBad(live, answered, bad, gaveUp); len(live) < n {
 			r.releaseShapes(live)
 			r.setMSEShare(live)
 		}
@@ -246,14 +268,19 @@ func (r *run) custom(ctx context.Context, plan Plan) Report {
 	}
 }
 
-// dropBad removes queries whose first answer was a compile error; later bad
-// answers of a query that once worked only count as failures.
-func (r *run) dropBad(live []string, answered map[string]bool, bad map[string]string) []string {
+// dropBad removes queries whose first answer was a compile error, and those
+// the give-up rule gave up (giveup.go); later bad answers of a query that once
+// worked only count as failures.
+func (r *run) dropBad(live []string, answered map[string]bool, bad, gaveUp map[string]string) []string {
 	kept := live[:0]
 	for _, q := range live {
 		reason, isBad := bad[q]
 		if isBad && !answered[q] {
 			r.p.Observer.QueryDropped(q, reason)
+			continue
+		}
+		if why, given := gaveUp[q]; given {
+			r.p.Observer.QueryDropped(q, why)
 			continue
 		}
 		answered[q] = true
@@ -262,15 +289,16 @@ func (r *run) dropBad(live []string, answered map[string]bool, bad map[string]st
 	return kept
 }
 
-// releaseShapes stops waiting for the convergence of shapes no live query has.
+// releaseShapes stops waiting for the convergence of queries no longer live: a
+// shape is judged on its live queries, and not at all when none is left.
 func (r *run) releaseShapes(live []string) {
-	keep := map[string]bool{}
+	keep := make(map[string]bool, len(live))
 	for _, q := range live {
-		keep[r.shapeOf[q]] = true
+		keep[q] = true
 	}
-	for _, s := range r.shapes {
-		if !keep[s] {
-			r.conv.Drop(s)
+	for q := range r.shapeOf {
+		if !keep[q] {
+			r.conv.DropQuery(q)
 		}
 	}
 }
@@ -346,8 +374,18 @@ func (r *run) send(ctx context.Context, step, sql string) (pinot.Result, time.Du
 	defer cancel()
 	id := pinot.ProbeIDPrefix + r.s.RunID + "-" + strconv.FormatUint(r.seq.Add(1), 10)
 	t0 := r.now()
+	if step == StepProbe {
+		r.tries.sent(sql, t0)
+	}
 	res := r.p.Broker.Query(pctx, pinot.Query{SQL: sql, Timeout: timeout, ClientQueryID: id})
 	lat := r.now().Sub(t0)
+	if res.Class != pinot.Success && errors.Is(context.Cause(ctx), errOutcomeKnown) {
+		return res, lat // cut because the run has its outcome: says nothing of the broker
+	}
+	if step == StepProbe {
+		timedOut := ctx.Err() == nil && errors.Is(pctx.Err(), context.DeadlineExceeded)
+		r.tries.answered(sql, res, aboutTheQuery(res, timedOut), r.now())
+	}
 	if r.pace != nil && step == StepProbe {
 		if t, quota, rate, changed := r.pace.observe(sql, res); changed {
 			if o, ok := r.p.Observer.(PaceObserver); ok {

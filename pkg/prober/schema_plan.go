@@ -19,7 +19,8 @@ type ShapeMode string
 // Shape modes. The zero value is ShapesSchema.
 const (
 	// ShapesSchema derives each chosen table's probes from its schema and a few of
-	// its rows (pkg/shapes); a table without a usable schema keeps LIMIT 1.
+	// its rows (pkg/shapes); a leg without a usable schema or without sample rows
+	// keeps LIMIT 1.
 	ShapesSchema ShapeMode = "schema"
 	// ShapesLimit1 is upstream Pinot's probe: SELECT * FROM "<t>" LIMIT 1 per leg.
 	ShapesLimit1 ShapeMode = "limit1"
@@ -103,14 +104,17 @@ func (pl Planner) legShapes(ctx context.Context, sc SchemaCatalog, legs []string
 				}
 			}()
 			out[i] = legShapes{leg: leg}
-			schema, err := schemas[pinot.RawTableName(leg)].get(ctx, sc, leg)
+			schema, err := schemas[pinot.RawTableName(leg)].get(ctx, pl, sc, leg)
 			if err != nil {
 				out[i].why = "no schema: " + err.Error()
 				return nil
 			}
-			rows, err := sc.Sample(ctx, leg, sampleRows)
-			if err != nil {
-				rows = nil // shapes without filter values still warm their paths
+			sctx, cancel := pl.callContext(ctx)
+			rows, err := sc.Sample(sctx, leg, sampleRows)
+			cancel()
+			if why := unboundedWithout(rows, err); why != "" {
+				out[i].why = why
+				return nil
 			}
 			out[i].schema, out[i].rows = schema, rows
 			out[i].shapes = shapes.Generate(leg, schema, rows, shapes.Options{MultiStage: multiStage})
@@ -124,6 +128,20 @@ func (pl Planner) legShapes(ctx context.Context, sc SchemaCatalog, legs []string
 	return out
 }
 
+// unboundedWithout says why a leg keeps LIMIT 1 when its sample failed or was
+// empty ("" when rows came): the sample's values are the shapes' filters and
+// time bounds, and shapes without them would scan the whole table on every
+// probe, at full concurrency, on a broker that is still cold.
+func unboundedWithout(rows []pinot.Row, err error) string {
+	switch {
+	case err != nil:
+		return "sample failed, shapes would have no filter or time bound: " + err.Error()
+	case len(rows) == 0:
+		return "sample returned no rows, shapes would have no filter or time bound"
+	}
+	return ""
+}
+
 // schemaOnce reads a raw table's schema once for both of a hybrid table's legs.
 type schemaOnce struct {
 	once   sync.Once
@@ -131,8 +149,12 @@ type schemaOnce struct {
 	err    error
 }
 
-func (s *schemaOnce) get(ctx context.Context, sc SchemaCatalog, leg string) (pinot.Schema, error) {
-	s.once.Do(func() { s.schema, s.err = sc.Schema(ctx, leg) })
+func (s *schemaOnce) get(ctx context.Context, pl Planner, sc SchemaCatalog, leg string) (pinot.Schema, error) {
+	s.once.Do(func() {
+		cctx, cancel := pl.callContext(ctx)
+		defer cancel()
+		s.schema, s.err = sc.Schema(cctx, leg)
+	})
 	return s.schema, s.err
 }
 

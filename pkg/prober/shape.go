@@ -83,3 +83,12 @@ func (r *run) shapesOf(queries []string) []string {
 	}
 	return out
 }
+
+// legOf is the table a query probes first (the typed leg of a generated
+// probe, the left side of a join); "" when it names none.
+func legOf(sql string) string {
+	if ts := sqltext.Tables(sql); len(ts) > 0 {
+		return ts[0]
+	}
+	return ""
+}

@@ -30,7 +30,9 @@
 // when no column is usable: the caller keeps the LIMIT 1 probe.
 //
 // Wiring: per chosen table, pinot.Client.Schema (ErrSchemaNotFound: keep
-// LIMIT 1) and pinot.Client.Sample per typed leg; Generate per leg (a hybrid
+// LIMIT 1) and pinot.Client.Sample per typed leg (an error or no rows: keep
+// LIMIT 1, since shapes without rows have no filter and no time bound and
+// would scan the whole table); Generate per leg (a hybrid
 // table's legs share the schema, so they get the same shapes); JoinShapes once
 // over all legs; run a MultiStage shape with pinot.Query.MultiStage set.
 //

@@ -71,9 +71,10 @@ func (t *table) regexpFilter() string {
 }
 
 // narrow is `time BETWEEN lo AND hi` over the sample's time values ("" without
-// them). Shapes whose own filter is not a range add it, so a probe reads a few
-// rows however large the table: probes warm the serve path, they must not load
-// the servers the broker routes to.
+// them). Shapes whose own filter is not a range add it, so a probe reads the
+// rows of the sample's time span however large the table: probes warm the
+// serve path, they must not load the servers the broker routes to. Without a
+// time column only the sample's values bound a shape.
 func (t *table) narrow() string {
 	if t.time == nil {
 		return ""

@@ -68,7 +68,7 @@ func fieldByKey(key string) Field {
 	panic("coldstart: no field " + key)
 }
 
-// Markdown renders the study as the table the README shows: one row per figure, one column
+// Markdown renders the study as the table docs/benchmarks.md shows: one row per figure, one column
 // per arm, each cell "median / mean / [min – max]" over the arm's restarts.
 func Markdown(s *Study) string {
 	var b strings.Builder
@@ -236,8 +236,8 @@ func MaxLagMs(s *Study) float64 {
 // WriteMarkdown writes Markdown(s) to path.
 func WriteMarkdown(path string, s *Study) error { return writeFile(path, []byte(Markdown(s))) }
 
-// ReadmeSection is the README's benchmark section for s: the exact command, the machine, the
-// table and the plot (plotPath relative to the README).
+// ReadmeSection is the benchmark section for s (in docs/benchmarks.md, once in the README): the
+// exact command, the machine, the table and the plot (plotPath relative to the file it goes in).
 func ReadmeSection(s *Study, command, plotPath string) string {
 	var b strings.Builder
 	b.WriteString("## Cold-start benchmark\n\n")

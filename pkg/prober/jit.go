@@ -21,7 +21,8 @@ type JITRule struct {
 	// Span is how far back a rate looks. HotSpot adds a compilation's time to the
 	// counter when it completes, so a few long compilations land at once: over
 	// 500 ms the rate peaks far above what the compiler threads can do, and a
-	// tenth of that peak is not quiet (figures: README, "When is the broker warm?").
+	// tenth of that peak is not quiet (figures: docs/design.md, "Measurement history",
+	// "When is the broker warm?").
 	Span time.Duration
 	// Timeout caps one reading.
 	Timeout       time.Duration

@@ -7,7 +7,7 @@
 //	coldstart-bench steady --jvm-mode NAME=OPTS ...                     broker JVM settings long after start
 //	coldstart-bench report --study F.json [--traces DIR]                re-render a study's table and plot
 //
-// See README.md ("Cold-start benchmark") and results/coldstart/README.md.
+// See docs/benchmarks.md ("Cold-start study on a real broker") and results/coldstart/README.md.
 package main
 
 import (

@@ -101,26 +101,14 @@ func (t linkTail) fits(value string) bool {
 		proto, hostPort, ok := strings.Cut(value, "://")
 		return ok && protocols[strings.ToUpper(proto)] && proto == strings.ToLower(proto) && ipPort(hostPort, "")
 	case portURL:
-		return value == t.proto+"://"+hostOf(value, t.proto)+":"+t.port && ipPort(strings.TrimPrefix(value, t.proto+"://"), t.port)
+		hostPort, ok := strings.CutPrefix(value, t.proto+"://")
+		return ok && ipPort(hostPort, t.port)
 	case portProto:
 		return value == t.proto
 	case portNumber:
 		return value == t.port
 	}
 	return false
-}
-
-// hostOf is the bracketed or bare host of proto://host:port, "" when value is
-// not of that form.
-func hostOf(value, proto string) string {
-	host, _, err := net.SplitHostPort(strings.TrimPrefix(value, proto+"://"))
-	if err != nil {
-		return ""
-	}
-	if strings.Contains(host, ":") {
-		return "[" + host + "]"
-	}
-	return host
 }
 
 // ipPort: host:port with an IP host and a valid port (port, when given).

@@ -80,8 +80,11 @@ func (o *logObserver) QueryDropped(sql, reason string) {
 		what = "generated probe"
 	}
 	why := "the broker cannot compile it"
-	if strings.HasPrefix(reason, prober.GiveUpPrefix) {
+	switch {
+	case strings.HasPrefix(reason, prober.GiveUpPrefix):
 		why = "it never succeeds"
+	case strings.Contains(reason, pinot.EngineNotEnabledText):
+		why = "the broker's multi-stage engine is not enabled"
 	}
 	o.log.Warn(what+" dropped: "+why, "sql", sql, "reason", reason)
 }

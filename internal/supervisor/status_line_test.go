@@ -1,12 +1,16 @@
 package supervisor
 
 import (
+	"bytes"
+	"log/slog"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/gatehttp"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/pinot"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/selector"
 )
 
 // /status says in one line what the sidecar decided and why: the outcome with
@@ -54,5 +58,23 @@ func TestStatusLineWithMultiStageCustomQueries(t *testing.T) {
 		MultiStage: &prober.Engine{Found: "custom queries choose their engine"}}
 	if got := s.decided(); got != "warming" {
 		t.Errorf("decided %q, want warming alone", got)
+	}
+}
+
+// A dropped query's log line says why in the operator's terms: the broker
+// cannot compile it, it never succeeds, or the engine it needs is not enabled.
+func TestDropLogSaysWhy(t *testing.T) {
+	for reason, want := range map[string]string{
+		"error 710: UnknownColumnError":                                         "generated probe dropped: the broker cannot compile it",
+		prober.GiveUpPrefix + "3 probes (last: error 200: QueryExecutionError)": "generated probe dropped: it never succeeds",
+		"error 450: InternalError: V2 " + pinot.EngineNotEnabledText + ".":      "generated probe dropped: the broker's multi-stage engine is not enabled",
+	} {
+		var buf bytes.Buffer
+		o := newLogObserver(slog.New(slog.NewJSONHandler(&buf, nil)))
+		o.Planned(prober.Plan{Coverage: &selector.Coverage{}})
+		o.QueryDropped("SELECT 1 FROM t", reason)
+		if !strings.Contains(buf.String(), `"msg":"`+want+`"`) {
+			t.Errorf("reason %q logged\n%s\nwant %q", reason, buf.String(), want)
+		}
 	}
 }

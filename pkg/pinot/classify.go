@@ -117,19 +117,19 @@ func classify(status int, body []byte, authHint string) Result {
 // started without the multi-stage engine answers every multi-stage query with it.
 const CodeInternal = 450
 
-// engineNotEnabledText is what a 1.5.1 broker without the multi-stage engine says
+// EngineNotEnabledText is what a 1.5.1 broker without the multi-stage engine says
 // beside error 450 (BrokerRequestHandlerDelegate: "V2 Multi-Stage query engine not
 // enabled.", recorded in e2e/testdata/broker-responses/pinot-1.5.1).
-const engineNotEnabledText = "Multi-Stage query engine not enabled"
+const EngineNotEnabledText = "Multi-Stage query engine not enabled"
 
 // EngineNotEnabled reports whether r is a broker's answer that its multi-stage
 // engine is not enabled: the query cannot run there, now or later.
 func EngineNotEnabled(r Result) bool {
-	return r.ErrorCode == CodeInternal && strings.Contains(r.Message, engineNotEnabledText)
+	return r.ErrorCode == CodeInternal && strings.Contains(r.Message, EngineNotEnabledText)
 }
 
 func classOfCode(code int, msg string) Class {
-	if code == CodeInternal && strings.Contains(msg, engineNotEnabledText) {
+	if code == CodeInternal && strings.Contains(msg, EngineNotEnabledText) {
 		return BadQuery // no engine to run it: a verdict on the query, never on warmth
 	}
 	switch code {

@@ -6,7 +6,7 @@ LDFLAGS := -s -w -X main.version=$(VERSION)
 BIN := bin/warmup-sidecar
 INJECT_BIN := bin/warmup-inject
 
-.PHONY: all build test unit vet packaging dashboard fuzz footprint bench bench-mixes bench-smoke e2e demo bench fuzz clean
+.PHONY: all build test unit vet packaging dashboard fuzz footprint bench bench-mixes bench-smoke rollout rollout-smoke e2e demo bench fuzz clean
 
 all: build
 
@@ -18,7 +18,7 @@ build:
 
 # What CI runs: vet, unit tests with the race detector, the packaging checks
 # (Dockerfile, chart, post-renderer, dashboard), then the later layers.
-test: vet unit packaging dashboard fuzz e2e bench-smoke
+test: vet unit packaging dashboard fuzz e2e bench-smoke rollout-smoke
 
 vet:
 	$(GO) vet ./...
@@ -66,6 +66,17 @@ bench-mixes:
 # The same tool, 1 restart per arm and short windows: fails if the tool is broken.
 bench-smoke:
 	bash scripts/bench.sh smoke
+
+# Rolling restarts of a 3-broker fleet behind HAProxy (the Service, following the Kubernetes endpoint
+# model of docs/rollout-model.md): arms off, lb_slowstart, on_default, on_slowstart, on_c1 interleaved,
+# 3 rollouts each and one scale-out each → results/rollout/latest.{json,md}, latest-<arm>.png.
+# ~1 h 45 min; run on a quiet machine.
+rollout:
+	bash scripts/rollout.sh
+
+# The same tool, 2 brokers, 2 arms, 1 rollout each, 5 s probes: fails if the tool is broken. ~5 min.
+rollout-smoke:
+	bash scripts/rollout.sh smoke
 
 # README's first command: a local Pinot, a cold broker, the sidecar warming it.
 demo:

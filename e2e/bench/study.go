@@ -51,7 +51,9 @@ type Config struct {
 	// Settle is the pause between one restart's end and the next restart.
 	Settle time.Duration
 
-	BasePort      int
+	BasePort int
+	// Brokers the cluster starts with (0: 1): a fleet for the rollout study (e2e/rollout).
+	Brokers       int
 	BrokerJVMOpts []string // nil: ChartBrokerJVMOpts
 	// ArmBrokerJVMOpts are added to one arm's restarted brokers, after BrokerJVMOpts (so they
 	// win): a JVM setting measured interleaved against the same sidecar in another arm (e.g.
@@ -231,11 +233,13 @@ func Setup(ctx context.Context, cfg Config) (*Env, error) {
 		PinotLibDir:   lib,
 		WorkDir:       filepath.Join(e.work, "cluster"),
 		BasePort:      cfg.BasePort,
+		Brokers:       cfg.Brokers,
 		Logger:        log,
 		BenchTable:    true,
 		BenchRows:     cfg.BenchRows,
 		BenchSegments: cfg.BenchSegments,
-		BrokerJVMOpts: e.brokerOpts("", "initial"),
+		// %p: the JVM's pid, so each broker of a fleet writes its own GC log.
+		BrokerJVMOpts: e.brokerOpts("", "initial-%p"),
 	}
 	c, err := cluster.Start(ctx, opts)
 	if err != nil && ctx.Err() == nil {
@@ -292,6 +296,13 @@ func (e *Env) brokerOpts(arm, tag string) []string {
 	opts = append(opts, e.cfg.ArmBrokerJVMOpts[arm]...)
 	return append(opts, "-Xlog:gc*:file="+gc+":time,uptime,level,tags")
 }
+
+// BrokerJVMOpts are the JVM options of a broker started for arm (see brokerOpts), for
+// studies that start brokers of their own (e2e/rollout).
+func (e *Env) BrokerJVMOpts(arm, tag string) []string { return e.brokerOpts(arm, tag) }
+
+// SidecarBin is the warmup-sidecar binary Setup built.
+func (e *Env) SidecarBin() string { return e.sidecar }
 
 // checkMix runs every query of the mix once: a query the broker rejects would turn the study
 // into a measurement of error answers.

@@ -1,0 +1,85 @@
+package zkclient
+
+import (
+	"slices"
+	"time"
+)
+
+// Tally counts the queries sent in a window, and those of them that went to one broker.
+type Tally struct {
+	Sent      int // every query sent in the window, whatever broker (or none)
+	NoBroker  int // the selector had no broker to pick
+	ToBroker  int // picked the broker
+	OK        int // of ToBroker: answered in time without exceptions
+	Errors    int // of ToBroker: failed
+	Cancelled int // of ToBroker: no answer within the timeout
+}
+
+// Share is ToBroker / Sent (0 for an empty window).
+func (t Tally) Share() float64 {
+	if t.Sent == 0 {
+		return 0
+	}
+	return float64(t.ToBroker) / float64(t.Sent)
+}
+
+// Count tallies the records sent in [from, to) against broker (host:port).
+func Count(records []Record, broker string, from, to time.Time) Tally {
+	var t Tally
+	for _, r := range records {
+		if r.Sent.Before(from) || !r.Sent.Before(to) {
+			continue
+		}
+		t.Sent++
+		switch {
+		case r.Broker == "":
+			t.NoBroker++
+			continue
+		case r.Broker != broker:
+			continue
+		}
+		t.ToBroker++
+		switch {
+		case r.Cancelled:
+			t.Cancelled++
+		case r.Err != "":
+			t.Errors++
+		default:
+			t.OK++
+		}
+	}
+	return t
+}
+
+// FirstSelected is the first instant at or after since from which the selector's list holds
+// broker: the instant it entered a list changed after since, or since itself when the list in
+// force then already held it. ok is false if it never did.
+func FirstSelected(selections []Selection, broker string, since time.Time) (at time.Time, ok bool) {
+	for i, s := range selections {
+		if !slices.Contains(s.Brokers, broker) {
+			continue
+		}
+		if !s.At.Before(since) {
+			return s.At, true
+		}
+		if i+1 == len(selections) || selections[i+1].At.After(since) {
+			return since, true // in force at since
+		}
+	}
+	return time.Time{}, false
+}
+
+// Dropped is the first instant at or after since when the selector's list stopped holding broker
+// (a list without it took over); ok is false if that never happened after since.
+func Dropped(selections []Selection, broker string, since time.Time) (at time.Time, ok bool) {
+	for i := 1; i < len(selections); i++ {
+		s := selections[i]
+		if s.At.Before(since) {
+			continue
+		}
+		if slices.Contains(selections[i-1].Brokers, broker) && !slices.Contains(s.Brokers, broker) {
+			return s.At, true
+		}
+	}
+	return time.Time{}, false
+}

@@ -35,9 +35,6 @@ var ChartBrokerJVMOpts = []string{"-XX:ActiveProcessorCount=2", "-Xms256M", "-Xm
 // DefaultBasePort keeps the study's cluster clear of the e2e tests' (cluster.DefaultBasePort).
 const DefaultBasePort = 29000
 
-// sidecarPortOffset puts the sidecar's listener above the ports the cluster uses.
-const sidecarPortOffset = cluster.PortSpan - 5
-
 // Config is one study.
 type Config struct {
 	Arms     []string // default: coldstart.DefaultArms
@@ -335,9 +332,10 @@ func javaVersion() string {
 	return strings.TrimSpace(line)
 }
 
-// sidecarListen is the sidecar's loopback address: above the cluster's ports, checked free.
+// sidecarListen is the sidecar's loopback address: the port the cluster keeps beside the broker
+// for it, checked free.
 func (e *Env) sidecarListen() (string, error) {
-	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(e.cfg.BasePort+sidecarPortOffset))
+	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(e.Cluster.Ports().Brokers[0].Sidecar))
 	l, err := net.Listen("tcp", addr)
 	if err != nil {
 		return "", fmt.Errorf("sidecar port %s is taken: %w", addr, err)

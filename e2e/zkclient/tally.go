@@ -23,6 +23,12 @@ func (t Tally) Share() float64 {
 	return float64(t.ToBroker) / float64(t.Sent)
 }
 
+// Add sums two tallies, e.g. the same window of several restarts.
+func (t Tally) Add(o Tally) Tally {
+	return Tally{Sent: t.Sent + o.Sent, NoBroker: t.NoBroker + o.NoBroker, ToBroker: t.ToBroker + o.ToBroker,
+		OK: t.OK + o.OK, Errors: t.Errors + o.Errors, Cancelled: t.Cancelled + o.Cancelled}
+}
+
 // Count tallies the records sent in [from, to) against broker (host:port).
 func Count(records []Record, broker string, from, to time.Time) Tally {
 	var t Tally

@@ -27,6 +27,9 @@ func TestCountTalliesTheWindowAgainstOneBroker(t *testing.T) {
 	if s := got.Share(); s != 0.6 {
 		t.Fatalf("Share = %v, want 0.6", s)
 	}
+	if sum := got.Add(got); sum != (Tally{Sent: 10, NoBroker: 2, ToBroker: 6, OK: 2, Errors: 2, Cancelled: 2}) {
+		t.Fatalf("Add = %+v", sum)
+	}
 	if s := (Tally{}).Share(); s != 0 {
 		t.Fatalf("empty Share = %v", s)
 	}

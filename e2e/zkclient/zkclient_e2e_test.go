@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net/http"
 	"net/url"
 	"os"
@@ -22,48 +23,52 @@ import (
 )
 
 // TestJavaClientSelection runs Pinot's own Java client selection (the real pinot-java-client jar)
-// against a real cluster with a sidecar beside the broker, restarts the broker under its load, and
-// checks what Helix offers to keep a broker out of that selection.
+// against a real cluster of brokers, each with a sidecar beside it as in its pod, restarts the last
+// broker under the client's load as a StatefulSet rollout would (SIGTERM, 30 s grace, start again),
+// and checks what Helix offers to keep a broker out of that selection.
 //
 //	go test -tags e2e -count=1 -v -timeout 30m ./e2e/zkclient/
 //
-// WARMUP_E2E_BASE_PORT moves the ports (default 24000), WARMUP_E2E_KEEP=1 keeps the work dir.
+// WARMUP_E2E_BASE_PORT moves the ports (default 24000), WARMUP_E2E_KEEP=1 keeps the work dir,
+// WARMUP_ZKCLIENT_BROKERS sets the fleet (default 2), WARMUP_ZKCLIENT_RESTARTS the restarts (3),
+// WARMUP_ZKCLIENT_QPS the client's rate (20).
 func TestJavaClientSelection(t *testing.T) {
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
 	ctx := t.Context()
-	base := 24000
-	if v := os.Getenv("WARMUP_E2E_BASE_PORT"); v != "" {
-		var err error
-		if base, err = strconv.Atoi(v); err != nil {
-			t.Fatalf("WARMUP_E2E_BASE_PORT=%q: %v", v, err)
-		}
-	}
-	c, err := cluster.Start(ctx, cluster.Options{BasePort: base, Logger: log, KeepWorkDir: os.Getenv("WARMUP_E2E_KEEP") != ""})
+	n, restarts, qps := envInt(t, "WARMUP_ZKCLIENT_BROKERS", 2), envInt(t, "WARMUP_ZKCLIENT_RESTARTS", 3), envInt(t, "WARMUP_ZKCLIENT_QPS", 20)
+	c, err := cluster.Start(ctx, cluster.Options{BasePort: envInt(t, "WARMUP_E2E_BASE_PORT", 24000), Brokers: n,
+		Logger: log, KeepWorkDir: os.Getenv("WARMUP_E2E_KEEP") != ""})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Stop() })
 
-	binDir := t.TempDir()
-	bin, err := sidecar.Build(ctx, binDir)
+	bin, err := sidecar.Build(ctx, t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	sc, err := sidecar.Start(bin, map[string]string{
-		"WARMUP_BROKER_URL": c.BrokerURL(), "WARMUP_CONTROLLER_URL": c.ControllerURL(),
-	}, nil)
-	if err != nil {
-		t.Fatal(err)
+	var sidecars []*sidecar.Proc
+	for i := range n {
+		b := c.Broker(i)
+		sc, err := sidecar.Start(bin, map[string]string{
+			"WARMUP_BROKER_URL": b.URL(), "WARMUP_CONTROLLER_URL": c.ControllerURL(),
+			"WARMUP_LISTEN_ADDR": fmt.Sprintf("127.0.0.1:%d", b.Ports().Sidecar),
+		}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { sc.Stop(10 * time.Second) })
+		sidecars = append(sidecars, sc)
 	}
-	t.Cleanup(func() { sc.Stop(10 * time.Second) })
-	if _, err := sc.WaitReady(ctx, 100*time.Millisecond); err != nil {
-		t.Fatal(err)
+	for _, sc := range sidecars {
+		if _, err := sc.WaitReady(ctx, 100*time.Millisecond); err != nil {
+			t.Fatal(err)
+		}
 	}
 
-	broker := fmt.Sprintf("127.0.0.1:%d", c.Ports().Broker)
 	client, err := zkclient.Start(ctx, zkclient.Options{
 		ZKAddress: fmt.Sprintf("127.0.0.1:%d", c.Ports().ZooKeeper), Cluster: c.Name(), LibDir: c.LibDir(),
-		WorkDir: filepath.Join(t.TempDir(), "zkclient"), Queries: queries(), QPS: 20, Logger: log,
+		WorkDir: filepath.Join(t.TempDir(), "zkclient"), Queries: queries(), QPS: float64(qps), Logger: log,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -74,11 +79,16 @@ func TestJavaClientSelection(t *testing.T) {
 			client.Stop()
 		}
 	})
-	time.Sleep(5 * time.Second) // steady load on the warm broker
+	time.Sleep(5 * time.Second) // steady load on the warm fleet
 
-	r := restart(t, c, sc)
-	time.Sleep(5 * time.Second)
-	d := disable(t, c)
+	// The highest ordinal goes first in a StatefulSet rollout.
+	b, sc := c.Broker(n-1), sidecars[n-1]
+	var rs []restartTimes
+	for range restarts {
+		rs = append(rs, restart(t, b, sc))
+		time.Sleep(5 * time.Second)
+	}
+	d := disable(t, c, b)
 
 	recs, err := client.Stop()
 	stopped = true
@@ -88,14 +98,16 @@ func TestJavaClientSelection(t *testing.T) {
 	sels := client.Selections()
 	t.Logf("%d records, selections: %s", len(recs), describe(sels))
 
-	t.Run("steady load reaches the broker", func(t *testing.T) {
-		steady := zkclient.Count(recs, broker, recs[0].Sent, r.stop)
-		if steady.Sent < 50 || steady.OK != steady.Sent {
-			t.Fatalf("before the restart: %+v, want ≥ 50 queries, all answered by %s", steady, broker)
+	t.Run("steady load reaches every broker", func(t *testing.T) {
+		for i := range n {
+			steady := zkclient.Count(recs, c.Broker(i).Address(), recs[0].Sent, rs[0].stop)
+			if steady.Sent < 50 || steady.NoBroker+steady.Errors+steady.Cancelled > 0 || steady.ToBroker == 0 {
+				t.Errorf("before the first restart, %s: %+v, want ≥ 50 queries, none failed, some to it", c.Broker(i).Role(), steady)
+			}
 		}
 	})
-	t.Run("restart", func(t *testing.T) { checkRestart(t, recs, sels, broker, r) })
-	t.Run("disable", func(t *testing.T) { checkDisable(t, recs, sels, broker, d) })
+	t.Run("restart", func(t *testing.T) { checkRestarts(t, recs, sels, b.Address(), n, rs) })
+	t.Run("disable", func(t *testing.T) { checkDisable(t, recs, sels, b.Address(), d) })
 }
 
 // queries are a small mix over the harness's placement tables (one per server, one on both).
@@ -108,7 +120,7 @@ func queries() []string {
 	}
 }
 
-// restartTimes are the instants of one graceful broker restart.
+// restartTimes are the instants of one broker restart.
 type restartTimes struct {
 	stop    time.Time // SIGTERM sent
 	start   time.Time // the new JVM started
@@ -116,17 +128,17 @@ type restartTimes struct {
 	ready   time.Time // the sidecar's /readyz first 200 (the pod's readiness)
 }
 
-// restart stops the broker as Kubernetes does (SIGTERM, SIGKILL after the grace), starts it again
-// and waits until its sidecar opens the gate, noting each instant.
-func restart(t *testing.T, c *cluster.Cluster, sc *sidecar.Proc) restartTimes {
+// restart stops the broker as the kubelet does (SIGTERM, SIGKILL after the 30 s grace), starts it
+// again and waits until its sidecar opens the gate, noting each instant.
+func restart(t *testing.T, b cluster.Broker, sc *sidecar.Proc) restartTimes {
 	t.Helper()
 	var r restartTimes
 	r.stop = time.Now()
-	if err := c.StopBroker(t.Context()); err != nil {
+	if err := b.Terminate(t.Context(), 30*time.Second); err != nil {
 		t.Fatal(err)
 	}
 	r.start = time.Now()
-	if err := c.StartBroker(t.Context()); err != nil {
+	if err := b.Start(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(4 * time.Minute)
@@ -135,7 +147,7 @@ func restart(t *testing.T, c *cluster.Cluster, sc *sidecar.Proc) restartTimes {
 			_, why := sc.Ready()
 			t.Fatalf("sidecar not ready 4 min after the restart: %s", why)
 		}
-		if r.healthy.IsZero() && health(c) == http.StatusOK {
+		if r.healthy.IsZero() && health(b) == http.StatusOK {
 			r.healthy = time.Now()
 		}
 		if ok, _ := sc.Ready(); ok {
@@ -143,35 +155,51 @@ func restart(t *testing.T, c *cluster.Cluster, sc *sidecar.Proc) restartTimes {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	t.Logf("restart: stop→start %s, start→/health 200 %s, start→/readyz 200 %s",
+	t.Logf("restart of %s: SIGTERM→exit %s, start→/health 200 %s, start→/readyz 200 %s", b.Role(),
 		r.start.Sub(r.stop).Round(time.Millisecond), r.healthy.Sub(r.start).Round(time.Millisecond), r.ready.Sub(r.start).Round(time.Millisecond))
 	return r
 }
 
-func checkRestart(t *testing.T, recs []zkclient.Record, sels []zkclient.Selection, broker string, r restartTimes) {
-	if left, ok := zkclient.Dropped(sels, broker, r.stop); ok {
-		sd := zkclient.Count(recs, broker, r.stop, left)
-		t.Logf("FIGURE shutdown: the selector dropped the broker %s after SIGTERM; %d queries picked it meanwhile (%d ok, %d failed, %d cancelled)",
-			left.Sub(r.stop).Round(time.Millisecond), sd.ToBroker, sd.OK, sd.Errors, sd.Cancelled)
-	} else {
-		t.Errorf("the selector never dropped %s after SIGTERM", broker)
+func checkRestarts(t *testing.T, recs []zkclient.Record, sels []zkclient.Selection, broker string, n int, rs []restartTimes) {
+	var warming, window zkclient.Tally
+	for i, r := range rs {
+		if left, ok := zkclient.Dropped(sels, broker, r.stop); ok && left.Before(r.start) {
+			sd := zkclient.Count(recs, broker, r.stop, left)
+			t.Logf("FIGURE restart %d shutdown: the selector dropped the broker %s after SIGTERM; %d queries picked it meanwhile (%d ok, %d failed, %d cancelled)",
+				i+1, left.Sub(r.stop).Round(time.Millisecond), sd.ToBroker, sd.OK, sd.Errors, sd.Cancelled)
+		} else {
+			t.Errorf("restart %d: the selector kept %s until its process exited", i+1, broker)
+		}
+		picked, ok := zkclient.FirstSelected(sels, broker, r.start)
+		if !ok {
+			t.Fatalf("restart %d: the selector never picked %s again", i+1, broker)
+		}
+		w := zkclient.Count(recs, broker, picked, r.ready)
+		all := zkclient.Count(recs, broker, r.stop, r.ready)
+		t.Logf("FIGURE restart %d start: picked %s after process start (/health 200 at %s, /readyz 200 at %s); before /readyz 200, %d of the %d queries of those %s went to the warming broker (%.0f%%: %d ok, %d failed, %d cancelled); %d of the %d queries from SIGTERM to /readyz 200 (%.0f%%)",
+			i+1, picked.Sub(r.start).Round(time.Millisecond), r.healthy.Sub(r.start).Round(time.Millisecond), r.ready.Sub(r.start).Round(time.Millisecond),
+			w.ToBroker, w.Sent, r.ready.Sub(picked).Round(time.Millisecond), 100*w.Share(), w.OK, w.Errors, w.Cancelled,
+			w.ToBroker, all.Sent, 100*float64(w.ToBroker)/float64(max(all.Sent, 1)))
+		// The limit this test documents: the selection follows the external view (the same
+		// instant as the broker's /health 200), not the pod's readiness.
+		if !picked.Before(r.ready) {
+			t.Errorf("restart %d: picked only %s after start, after /readyz 200 (%s): the Java client waited for warmth?",
+				i+1, picked.Sub(r.start), r.ready.Sub(r.start))
+		}
+		if gap := picked.Sub(r.healthy).Abs(); gap > time.Second {
+			t.Errorf("restart %d: picked %s apart from /health 200, want the same instant (both follow the external view)", i+1, gap)
+		}
+		if w.NoBroker > 0 && n > 1 {
+			t.Errorf("restart %d: %d queries found no broker with %d in the fleet", i+1, w.NoBroker, n)
+		}
+		warming = warming.Add(w)
+		window = window.Add(all)
 	}
-	picked, ok := zkclient.FirstSelected(sels, broker, r.start)
-	if !ok {
-		t.Fatalf("the selector never picked %s again after its restart", broker)
-	}
-	t.Logf("FIGURE start: selector picked the broker %s after its process start (/health 200 at %s, /readyz 200 at %s)",
-		picked.Sub(r.start).Round(time.Millisecond), r.healthy.Sub(r.start).Round(time.Millisecond), r.ready.Sub(r.start).Round(time.Millisecond))
-	// The limit this test documents: the selection follows the external view, not readiness.
-	if !picked.Before(r.ready) {
-		t.Fatalf("the selector picked %s only at %s, after /readyz 200 at %s: the Java client waited for warmth?",
-			broker, picked.Sub(r.start), r.ready.Sub(r.start))
-	}
-	warming := zkclient.Count(recs, broker, picked, r.ready)
-	t.Logf("FIGURE warming: %d of the %d queries sent between selection and /readyz 200 (%s) went to the warming broker (%.0f%%): %d ok, %d failed, %d cancelled",
-		warming.ToBroker, warming.Sent, r.ready.Sub(picked).Round(time.Millisecond), 100*warming.Share(), warming.OK, warming.Errors, warming.Cancelled)
-	if warming.ToBroker == 0 {
-		t.Fatalf("no query reached the broker while it warmed (%+v)", warming)
+	t.Logf("FIGURE %d restarts, %d brokers: %d of %d queries (%.1f%%) between selection and /readyz 200 went to the warming broker; %.1f%% of all queries from SIGTERM to /readyz 200",
+		len(rs), n, warming.ToBroker, warming.Sent, 100*warming.Share(), 100*float64(warming.ToBroker)/float64(max(window.Sent, 1)))
+	// DynamicBrokerSelector picks uniformly among the brokers serving a query's tables.
+	if share := warming.Share(); math.Abs(share-1/float64(n)) > 0.15 {
+		t.Errorf("share of the warming broker %.2f, want about 1/%d", share, n)
 	}
 }
 
@@ -184,40 +212,40 @@ type disableTimes struct {
 // disable checks Helix's instance disable, the one switch that takes a broker out of the external
 // view: the broker then has no routing (error 410 for every table) and, started disabled, its
 // /health never turns 200, so no sidecar could warm it behind that switch.
-func disable(t *testing.T, c *cluster.Cluster) disableTimes {
+func disable(t *testing.T, c *cluster.Cluster, b cluster.Broker) disableTimes {
 	t.Helper()
 	ctx := t.Context()
 	var d disableTimes
 	d.disabled = time.Now()
-	setState(t, c, "disable")
-	waitFor(t, 30*time.Second, "a disabled broker answering 410", func() bool { return queryError(t, c) == 410 })
-	if h := health(c); h != http.StatusOK {
+	setState(t, c, b, "disable")
+	waitFor(t, 30*time.Second, "a disabled broker answering 410", func() bool { return queryError(t, b) == 410 })
+	if h := health(b); h != http.StatusOK {
 		t.Errorf("/health of the disabled live broker: %d, want 200 (GOOD is sticky once reached)", h)
 	}
 	d.enabled = time.Now()
-	setState(t, c, "enable")
-	waitFor(t, 30*time.Second, "the enabled broker answering", func() bool { return queryError(t, c) == 0 })
+	setState(t, c, b, "enable")
+	waitFor(t, 30*time.Second, "the enabled broker answering", func() bool { return queryError(t, b) == 0 })
 
-	if err := c.StopBroker(ctx); err != nil {
+	if err := b.Terminate(ctx, 30*time.Second); err != nil {
 		t.Fatal(err)
 	}
-	setState(t, c, "disable")
+	setState(t, c, b, "disable")
 	d.restartDisabled = time.Now()
-	if err := c.StartBroker(ctx); err != nil {
+	if err := b.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
-	// 30 s: the broker's query API is up in ~10 s on this machine, /health would be 200 soon after.
+	// 30 s: the broker turned healthy 9–10 s after start in the restarts above.
 	for end := time.Now().Add(30 * time.Second); time.Now().Before(end); time.Sleep(250 * time.Millisecond) {
-		if h := health(c); h == http.StatusOK {
+		if h := health(b); h == http.StatusOK {
 			t.Fatalf("a broker started disabled turned healthy after %s", time.Since(d.restartDisabled))
 		}
 	}
-	if code := queryError(t, c); code != 410 {
+	if code := queryError(t, b); code != 410 {
 		t.Errorf("a broker started disabled answers a table query with error %d, want 410 (no routing)", code)
 	}
 	d.enabledAgain = time.Now()
-	setState(t, c, "enable")
-	if err := c.WaitBrokerHealthy(ctx); err != nil {
+	setState(t, c, b, "enable")
+	if err := b.WaitHealthy(ctx); err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("a broker started disabled: /health 503 and error 410 for 30 s; healthy %s after enable",
@@ -241,10 +269,10 @@ func checkDisable(t *testing.T, recs []zkclient.Record, sels []zkclient.Selectio
 	}
 }
 
-// setState enables or disables the broker instance through the controller's API.
-func setState(t *testing.T, c *cluster.Cluster, state string) {
+// setState enables or disables a broker instance through the controller's API.
+func setState(t *testing.T, c *cluster.Cluster, b cluster.Broker, state string) {
 	t.Helper()
-	u := fmt.Sprintf("%s/instances/%s/state?state=%s", c.ControllerURL(), url.PathEscape(c.BrokerInstanceID()), state)
+	u := fmt.Sprintf("%s/instances/%s/state?state=%s", c.ControllerURL(), url.PathEscape(b.InstanceID()), state)
 	req, err := http.NewRequestWithContext(t.Context(), http.MethodPut, u, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -252,21 +280,21 @@ func setState(t *testing.T, c *cluster.Cluster, state string) {
 	req.Header.Set("Content-Type", "text/plain")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		t.Fatalf("%s the broker: %v", state, err)
+		t.Fatalf("%s %s: %v", state, b.Role(), err)
 	}
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(resp.Body)
 	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("%s the broker: HTTP %d: %s", state, resp.StatusCode, body)
+		t.Fatalf("%s %s: HTTP %d: %s", state, b.Role(), resp.StatusCode, body)
 	}
 }
 
 // queryError sends one table query straight to the broker: its first error code, 0 for a success,
 // -1 when the broker does not answer.
-func queryError(t *testing.T, c *cluster.Cluster) int {
+func queryError(t *testing.T, b cluster.Broker) int {
 	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
 	defer cancel()
-	resp, err := c.Query(ctx, `SELECT COUNT(*) FROM placement_both`)
+	resp, err := b.Query(ctx, `SELECT COUNT(*) FROM placement_both`)
 	if err != nil {
 		return -1
 	}
@@ -276,9 +304,9 @@ func queryError(t *testing.T, c *cluster.Cluster) int {
 	return 0
 }
 
-func health(c *cluster.Cluster) int {
+func health(b cluster.Broker) int {
 	hc := http.Client{Timeout: 2 * time.Second}
-	resp, err := hc.Get(c.BrokerURL() + "/health")
+	resp, err := hc.Get(b.URL() + "/health")
 	if err != nil {
 		return 0
 	}
@@ -293,6 +321,19 @@ func waitFor(t *testing.T, d time.Duration, what string, ok func() bool) {
 			t.Fatalf("no %s within %s", what, d)
 		}
 	}
+}
+
+func envInt(t *testing.T, name string, def int) int {
+	t.Helper()
+	v := os.Getenv(name)
+	if v == "" {
+		return def
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n <= 0 {
+		t.Fatalf("%s=%q: want a positive integer", name, v)
+	}
+	return n
 }
 
 func describe(sels []zkclient.Selection) string {

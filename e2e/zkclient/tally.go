@@ -5,6 +5,9 @@ import (
 	"time"
 )
 
+// msPerNs converts a latency to the milliseconds the study's percentiles are in.
+const msPerNs = 1e-6
+
 // Tally counts the queries sent in a window, and those of them that went to one broker.
 type Tally struct {
 	Sent      int // every query sent in the window, whatever broker (or none)
@@ -55,6 +58,21 @@ func Count(records []Record, broker string, from, to time.Time) Tally {
 		}
 	}
 	return t
+}
+
+// Latencies are the round trips (ms, sorted) of the queries sent in [from, to) that went to
+// broker (any broker when empty), cancellations counted at the timeout as the study does: feed
+// them to coldstart.Percentile.
+func Latencies(records []Record, broker string, from, to time.Time) []float64 {
+	var out []float64
+	for _, r := range records {
+		if r.Sent.Before(from) || !r.Sent.Before(to) || r.Broker == "" || (broker != "" && r.Broker != broker) {
+			continue
+		}
+		out = append(out, float64(r.Latency)*msPerNs)
+	}
+	slices.Sort(out)
+	return out
 }
 
 // FirstSelected is the first instant at or after since from which the selector's list holds

@@ -1,6 +1,7 @@
 package zkclient
 
 import (
+	"fmt"
 	"testing"
 	"time"
 )
@@ -67,5 +68,22 @@ func TestFirstSelectedAndDropped(t *testing.T) {
 	}
 	if _, ok := Dropped(sels, "a:1", at(0)); ok {
 		t.Error("Dropped(a): a never left")
+	}
+}
+
+func TestLatenciesOfOneBrokerInTheWindowSorted(t *testing.T) {
+	recs := []Record{
+		{Sent: at(0), Broker: "b1:1", Latency: 30 * time.Millisecond},
+		{Sent: at(1), Broker: "b2:2", Latency: 1 * time.Millisecond},
+		{Sent: at(2), Broker: "b1:1", Latency: 2 * time.Second, Cancelled: true},
+		{Sent: at(3), Latency: 0, Err: "no broker"},
+		{Sent: at(4), Broker: "b1:1", Latency: 10 * time.Millisecond},
+		{Sent: at(9), Broker: "b1:1", Latency: 5 * time.Millisecond}, // outside
+	}
+	if got := Latencies(recs, "b1:1", at(0), at(9)); fmt.Sprint(got) != "[10 30 2000]" {
+		t.Errorf("b1 latencies %v, want [10 30 2000]", got)
+	}
+	if got := Latencies(recs, "", at(0), at(9)); fmt.Sprint(got) != "[1 10 30 2000]" {
+		t.Errorf("every broker's latencies %v, want [1 10 30 2000] (no-broker failures have no round trip)", got)
 	}
 }

@@ -12,12 +12,14 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/warmup-sidecar/warmup-sidecar/e2e/cluster"
+	"github.com/warmup-sidecar/warmup-sidecar/e2e/coldstart"
 	"github.com/warmup-sidecar/warmup-sidecar/e2e/sidecar"
 	"github.com/warmup-sidecar/warmup-sidecar/e2e/zkclient"
 )
@@ -31,13 +33,26 @@ import (
 //
 // WARMUP_E2E_BASE_PORT moves the ports (default 24000), WARMUP_E2E_KEEP=1 keeps the work dir,
 // WARMUP_ZKCLIENT_BROKERS sets the fleet (default 2), WARMUP_ZKCLIENT_RESTARTS the restarts (3),
-// WARMUP_ZKCLIENT_QPS the client's rate (20).
+// WARMUP_ZKCLIENT_QPS the client's rate (20), WARMUP_ZKCLIENT_MIX a named mix of the study over the
+// benchmark table (loaded then; default: a small mix over the placement tables).
 func TestJavaClientSelection(t *testing.T) {
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
 	ctx := t.Context()
 	n, restarts, qps := envInt(t, "WARMUP_ZKCLIENT_BROKERS", 2), envInt(t, "WARMUP_ZKCLIENT_RESTARTS", 3), envInt(t, "WARMUP_ZKCLIENT_QPS", 20)
+	mix := os.Getenv("WARMUP_ZKCLIENT_MIX")
+	qs := queries()
+	if mix != "" {
+		m, err := coldstart.NamedMix(mix, cluster.TableBench)
+		if err != nil {
+			t.Fatalf("WARMUP_ZKCLIENT_MIX: %v", err)
+		}
+		qs = nil
+		for _, q := range m {
+			qs = append(qs, q.SQL)
+		}
+	}
 	c, err := cluster.Start(ctx, cluster.Options{BasePort: envInt(t, "WARMUP_E2E_BASE_PORT", 24000), Brokers: n,
-		Logger: log, KeepWorkDir: os.Getenv("WARMUP_E2E_KEEP") != ""})
+		BenchTable: mix != "", Logger: log, KeepWorkDir: os.Getenv("WARMUP_E2E_KEEP") != ""})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +83,7 @@ func TestJavaClientSelection(t *testing.T) {
 
 	client, err := zkclient.Start(ctx, zkclient.Options{
 		ZKAddress: fmt.Sprintf("127.0.0.1:%d", c.Ports().ZooKeeper), Cluster: c.Name(), LibDir: c.LibDir(),
-		WorkDir: filepath.Join(t.TempDir(), "zkclient"), Queries: queries(), QPS: float64(qps), Logger: log,
+		WorkDir: filepath.Join(t.TempDir(), "zkclient"), Queries: qs, QPS: float64(qps), Logger: log,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -102,7 +117,7 @@ func TestJavaClientSelection(t *testing.T) {
 		for i := range n {
 			steady := zkclient.Count(recs, c.Broker(i).Address(), recs[0].Sent, rs[0].stop)
 			if steady.Sent < 50 || steady.NoBroker+steady.Errors+steady.Cancelled > 0 || steady.ToBroker == 0 {
-				t.Errorf("before the first restart, %s: %+v, want ≥ 50 queries, none failed, some to it", c.Broker(i).Role(), steady)
+				t.Errorf("before the first restart, %s: %+v, want ≥ 50 queries, none failed, some to it (failures here: the fleet does not keep up with WARMUP_ZKCLIENT_QPS on this machine)", c.Broker(i).Role(), steady)
 			}
 		}
 	})
@@ -162,6 +177,8 @@ func restart(t *testing.T, b cluster.Broker, sc *sidecar.Proc) restartTimes {
 
 func checkRestarts(t *testing.T, recs []zkclient.Record, sels []zkclient.Selection, broker string, n int, rs []restartTimes) {
 	var warming, window zkclient.Tally
+	var warmingMs []float64 // the warming broker's round trips, every restart
+	steadyMs := zkclient.Latencies(recs, "", recs[0].Sent, rs[0].stop)
 	for i, r := range rs {
 		if left, ok := zkclient.Dropped(sels, broker, r.stop); ok && left.Before(r.start) {
 			sd := zkclient.Count(recs, broker, r.stop, left)
@@ -193,10 +210,15 @@ func checkRestarts(t *testing.T, recs []zkclient.Record, sels []zkclient.Selecti
 			t.Errorf("restart %d: %d queries found no broker with %d in the fleet", i+1, w.NoBroker, n)
 		}
 		warming = warming.Add(w)
+		warmingMs = append(warmingMs, zkclient.Latencies(recs, broker, picked, r.ready)...)
 		window = window.Add(all)
 	}
 	t.Logf("FIGURE %d restarts, %d brokers: %d of %d queries (%.1f%%) between selection and /readyz 200 went to the warming broker; %.1f%% of all queries from SIGTERM to /readyz 200",
 		len(rs), n, warming.ToBroker, warming.Sent, 100*warming.Share(), 100*float64(warming.ToBroker)/float64(max(window.Sent, 1)))
+	slices.Sort(warmingMs)
+	t.Logf("FIGURE latency: the warming broker's queries p50 %.1f ms, p99 %.1f ms (%d); the warm fleet's before the first restart p50 %.1f ms, p99 %.1f ms (%d)",
+		coldstart.Percentile(warmingMs, 50), coldstart.Percentile(warmingMs, 99), len(warmingMs),
+		coldstart.Percentile(steadyMs, 50), coldstart.Percentile(steadyMs, 99), len(steadyMs))
 	// DynamicBrokerSelector picks uniformly among the brokers serving a query's tables.
 	if share := warming.Share(); math.Abs(share-1/float64(n)) > 0.15 {
 		t.Errorf("share of the warming broker %.2f, want about 1/%d", share, n)

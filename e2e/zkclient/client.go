@@ -9,7 +9,7 @@
 package zkclient
 
 import (
-	"bufio"
+	"bytes"
 	"context"
 	_ "embed"
 	"encoding/json"
@@ -104,7 +104,6 @@ type Client struct {
 	work    string
 	ownWork bool
 	cmd     *exec.Cmd
-	logFile *os.File
 	done    chan struct{} // closed once the JVM is reaped
 	waitErr error         // valid once done is closed
 	unwatch func() bool
@@ -177,26 +176,21 @@ func (c *Client) prepare(ctx context.Context) error {
 // launch starts the JVM and waits for its ready line.
 func (c *Client) launch(ctx context.Context) error {
 	logPath := filepath.Join(c.work, "zkclient.log")
-	logFile, err := os.Create(logPath)
+	// O_APPEND: the JVM's stderr and the Go side's copy of its stdout share the file.
+	logFile, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_TRUNC|os.O_APPEND, 0o644)
 	if err != nil {
 		return fmt.Errorf("zkclient: log: %w", err)
 	}
-	c.logFile = logFile
+	ready := make(chan []string, 1)
 	c.cmd = exec.Command(javaBin(c.opts.JavaBin), c.argv()...)
 	c.cmd.Dir = c.work
 	c.cmd.Stderr = logFile
-	stdout, err := c.cmd.StdoutPipe()
-	if err != nil {
-		logFile.Close()
-		return fmt.Errorf("zkclient: %w", err)
-	}
+	c.cmd.Stdout = &stdoutLines{ready: ready, rest: logFile}
 	c.cmd.SysProcAttr = sysProcAttr()
 	if err := c.cmd.Start(); err != nil {
 		logFile.Close()
 		return fmt.Errorf("zkclient: start java: %w", err)
 	}
-	ready := make(chan []string, 1)
-	go c.readStdout(stdout, ready)
 	go func() {
 		c.waitErr = c.cmd.Wait()
 		logFile.Close()
@@ -221,22 +215,34 @@ func (c *Client) launch(ctx context.Context) error {
 	}
 }
 
-// readStdout hands the ready line to launch and copies anything else to the log. It ends when
-// the JVM closes its stdout.
-func (c *Client) readStdout(stdout io.Reader, ready chan<- []string) {
-	sc := bufio.NewScanner(stdout)
-	sent := false
-	for sc.Scan() {
+// stdoutLines is the JVM's stdout: its first ready line goes to ready, every other line to rest
+// (the log). os/exec copies into it from one goroutine, which Wait waits for.
+type stdoutLines struct {
+	ready chan<- []string
+	rest  io.Writer
+	buf   []byte
+	sent  bool
+}
+
+func (w *stdoutLines) Write(p []byte) (int, error) {
+	w.buf = append(w.buf, p...)
+	for {
+		i := bytes.IndexByte(w.buf, '\n')
+		if i < 0 {
+			return len(p), nil
+		}
+		line := w.buf[:i+1]
 		var l struct {
 			Ready   bool     `json:"ready"`
 			Brokers []string `json:"brokers"`
 		}
-		if !sent && json.Unmarshal(sc.Bytes(), &l) == nil && l.Ready {
-			ready <- l.Brokers
-			sent = true
-			continue
+		if !w.sent && json.Unmarshal(line, &l) == nil && l.Ready {
+			w.ready <- l.Brokers // buffered: never blocks, sent once
+			w.sent = true
+		} else if _, err := w.rest.Write(line); err != nil {
+			return len(p), err
 		}
-		c.log.Debug("zkclient stdout", "line", sc.Text())
+		w.buf = w.buf[i+1:]
 	}
 }
 

@@ -53,3 +53,25 @@ func TestJavacIsTakenBesideJava(t *testing.T) {
 		}
 	}
 }
+
+func TestStdoutLinesHandsOverTheReadyLineOnceAndLogsTheRest(t *testing.T) {
+	ready := make(chan []string, 1)
+	var log strings.Builder
+	w := &stdoutLines{ready: ready, rest: &log}
+	for _, chunk := range []string{"warming up\n{\"ready\":tr", "ue,\"brokers\":[\"127.0.0.1:24002\"]}\n", "{\"ready\":true,\"brokers\":[]}\npartial"} {
+		if n, err := w.Write([]byte(chunk)); err != nil || n != len(chunk) {
+			t.Fatalf("Write(%q) = %d, %v", chunk, n, err)
+		}
+	}
+	select {
+	case b := <-ready:
+		if len(b) != 1 || b[0] != "127.0.0.1:24002" {
+			t.Fatalf("ready brokers %v", b)
+		}
+	default:
+		t.Fatal("no ready line handed over")
+	}
+	if want := "warming up\n{\"ready\":true,\"brokers\":[]}\n"; log.String() != want {
+		t.Fatalf("log %q, want %q (a second ready line is only logged; a partial line waits)", log.String(), want)
+	}
+}

@@ -46,9 +46,11 @@ footprint:
 	bash scripts/footprint.sh
 
 # Real Apache Pinot on loopback (scripts/install-pinot.sh; jars cached): the harness's own
-# checks, then every scenario against the real warmup-sidecar binary. -p 1: one cluster at a time.
+# checks, then every scenario against the real warmup-sidecar binary, then Pinot's own Java client
+# (its real jar) selecting brokers from ZooKeeper through broker restarts (~5 min). -p 1: one
+# cluster at a time.
 e2e:
-	$(GO) test -tags e2e -count=1 -p 1 -timeout 45m ./e2e/cluster/ ./e2e/scenarios/
+	$(GO) test -tags e2e -count=1 -p 1 -timeout 60m ./e2e/cluster/ ./e2e/scenarios/ ./e2e/zkclient/
 
 # Cold-start study on the real cluster: warmup OFF vs ON (the sidecar's defaults,
 # upstream's LIMIT 1 probe, the mix's own shapes), interleaved cold broker restarts,

@@ -42,6 +42,9 @@ func CheckStudy(s *Study, cfg Config, o Outputs) error {
 		spec, _ := specOf(arm)
 		for _, r := range a.Rollouts {
 			errs = append(errs, checkResult(r, spec, s.Brokers)...)
+			if cfg.JavaClient && (r.JavaClient == nil || r.JavaClient.Queries == 0) {
+				errs = append(errs, fmt.Errorf("%s rollout %d: the Java client sent nothing in the rollout", arm, r.N))
+			}
 		}
 	}
 	for _, p := range append([]string{o.JSON, o.Markdown}, o.PNGs...) {

@@ -34,6 +34,7 @@ func Markdown(s *Study, name string) string {
 				r.DurationSeconds, podReady(r), podTerminate(r), r.LoadAverage)
 		}
 	}
+	b.WriteString(javaSection(s))
 	for _, n := range s.Notes {
 		b.WriteString("\n- " + n)
 	}
@@ -154,4 +155,31 @@ func ratioCell(v []float64) string {
 func secsCell(v []float64) string {
 	a := coldstart.Aggregate(v)
 	return fmt.Sprintf("%.0f s (%.0f–%.0f)", a.Median, a.Min, a.Max)
+}
+
+// javaSection is the Java client's view of every event, when it ran.
+func javaSection(s *Study) string {
+	var b strings.Builder
+	for _, arm := range s.ArmNames() {
+		a := s.Arms[arm]
+		for _, r := range append(slices.Clone(a.Rollouts), a.ScaleOuts...) {
+			j := r.JavaClient
+			if j == nil {
+				continue
+			}
+			if b.Len() == 0 {
+				b.WriteString("\n## A client that picks brokers itself (Pinot's Java client, ZooKeeper selection)\n\n")
+				b.WriteString("Beside the balancer's load, the real pinot-java-client 1.5.1 (DynamicBrokerSelector over the broker resource's external view, e2e/zkclient) sent the same queries at a tenth of the rate. It never sees Kubernetes readiness: a broker is picked as soon as Helix lists it.\n\n")
+				b.WriteString("| arm | event | queries | to a pod not Ready | to a warming pod (healthy, not Ready) | failed | cancelled | p99 at warming pods | steady p99 | rollout p99 |\n")
+				b.WriteString("|---|---|---|---|---|---|---|---|---|---|\n")
+			}
+			wp := 0.0
+			if w := j.ByState[StateWarming]; w != nil {
+				wp = w.P99Ms
+			}
+			fmt.Fprintf(&b, "| %s | %s %d | %d | %d (%s) | %d (%s) | %d | %d | %.0f ms | %.0f ms | %.0f ms |\n", arm, r.Kind, r.N, j.Queries,
+				j.NotReady, pct(j.NotReadyShare), j.Warming, pct(j.WarmingShare), j.Failed, j.Cancelled, wp, j.SteadyP99Ms, j.RolloutP99Ms)
+		}
+	}
+	return b.String()
 }

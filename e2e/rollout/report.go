@@ -41,6 +41,8 @@ type Result struct {
 	// RolloutStartSeconds places the first deletion on the Seconds clock.
 	RolloutStartSeconds float64 `json:"rollout_start_s"`
 	LoadAverage         string  `json:"load_average"` // the machine's, before the event
+	// JavaClient: the queries of the client that picks brokers itself (Config.JavaClient).
+	JavaClient *JavaClient `json:"java_client,omitempty"`
 }
 
 // Arm holds one arm's events.

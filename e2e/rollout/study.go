@@ -19,6 +19,7 @@ import (
 	"github.com/warmup-sidecar/warmup-sidecar/e2e/cluster"
 	"github.com/warmup-sidecar/warmup-sidecar/e2e/coldstart"
 	"github.com/warmup-sidecar/warmup-sidecar/e2e/haproxy"
+	"github.com/warmup-sidecar/warmup-sidecar/e2e/zkclient"
 )
 
 // DefaultBasePort keeps the rollout study's cluster clear of the e2e tests' and the cold-start
@@ -44,6 +45,10 @@ type Config struct {
 	MixName            string
 	Model              Model
 	SlowStart          time.Duration // the balancer's slow start in the *_slowstart arms
+	// JavaClient runs, beside the balancer's load, a client that picks brokers as Pinot's Java
+	// client does (e2e/zkclient) at JavaClientQPS (0: a tenth of the rate, at least 1).
+	JavaClient    bool
+	JavaClientQPS float64
 	// SidecarEnv is added to every ON pod's sidecar (e.g. WARMUP_BUDGET).
 	SidecarEnv map[string]string
 	BasePort   int
@@ -262,6 +267,26 @@ func (e *env) event(ctx context.Context, arm, kind string, rate float64) error {
 	cfg.Logger.Info("event starts", "arm", arm, "kind", kind, "n", n, "load_average", loadAvg)
 	bc := coldstart.NewBrokerClient(lb.URL(), nil)
 	defer bc.Close()
+	var jc *zkclient.Client
+	jqps := 0.0
+	if cfg.JavaClient {
+		jqps = cfg.JavaClientQPS
+		if jqps == 0 {
+			jqps = max(1, rate/10)
+		}
+		if jc, err = e.startJava(ctx, tag, jqps); err != nil {
+			return err
+		}
+	}
+	stopJava := func() ([]zkclient.Record, error) {
+		if jc == nil {
+			return nil, nil
+		}
+		recs, err := jc.Stop()
+		jc = nil
+		return recs, err
+	}
+	defer stopJava()
 	until := make(chan struct{})
 	type loadResult struct {
 		tr  *coldstart.Trace
@@ -289,8 +314,12 @@ func (e *env) event(ctx context.Context, arm, kind string, rate float64) error {
 		err = sleep(ctx, cfg.Tail)
 	}
 	lr := stopLoad()
+	jrecs, jerr := stopJava()
 	if err != nil {
 		return fmt.Errorf("%s: %w", tag, err)
+	}
+	if jerr != nil {
+		return fmt.Errorf("%s: java client: %w", tag, jerr)
 	}
 	if lr.err != nil {
 		return fmt.Errorf("%s: load: %w", tag, lr.err)
@@ -304,6 +333,9 @@ func (e *env) event(ctx context.Context, arm, kind string, rate float64) error {
 	events := e.fleet.Timeline().Events()
 	res := summarise(arm, n, kind, lr.tr, events, b)
 	res.LoadAverage = loadAvg
+	if cfg.JavaClient {
+		res.JavaClient = summariseJava(jrecs, events, t0, b, cfg.Timeout, jqps)
+	}
 	if err := e.saveRaw(tag, lr.tr, events); err != nil {
 		return err
 	}

@@ -28,6 +28,8 @@ func rolloutCmd(ctx context.Context, args []string, stdout, stderr io.Writer, lo
 		arms       = fs.String("arms", strings.Join(rollout.ArmOrder, ","), "arms, interleaved in every round")
 		rollouts   = fs.Int("rollouts", 3, "rollouts per arm")
 		brokers    = fs.Int("brokers", 3, fmt.Sprintf("brokers in the fleet (2–%d); 2 when the machine cannot hold 3", cluster.MaxBrokers-1))
+		javaClient = fs.Bool("java-client", true, "beside the balancer's load, a client that picks brokers as Pinot's Java client does (the real pinot-java-client over ZooKeeper, e2e/zkclient)")
+		javaQPS    = fs.Float64("java-client-qps", 0, "the Java client's arrivals per second (0: a tenth of the rate, at least 1)")
 		scaleOut   = fs.Bool("scale-out", false, "after the rollouts, one scale-out per arm: a new pod joins the warm fleet")
 		rate       = fs.Float64("rate", 0, "arrivals per second through the balancer; 0: calibrate on the warm fleet (see --rate-fractions)")
 		timeout    = fs.Duration("timeout", coldstart.DefaultTimeout, "client timeout: a round trip beyond it is a cancellation")
@@ -67,7 +69,7 @@ func rolloutCmd(ctx context.Context, args []string, stdout, stderr io.Writer, lo
 	model.Propagation, model.Grace, model.PreStop, model.MinReady = *propagate, *grace, *preStop, *minReady
 	model.Broker.InitialDelay = *initDelay
 	cfg := rollout.Config{
-		Rollouts: *rollouts, ScaleOut: *scaleOut, Brokers: *brokers, Rate: *rate, RateFractions: fractions,
+		Rollouts: *rollouts, ScaleOut: *scaleOut, JavaClient: *javaClient, JavaClientQPS: *javaQPS, Brokers: *brokers, Rate: *rate, RateFractions: fractions,
 		Warm: *warm, Steady: *steady, Tail: *tail, Settle: *settle, Timeout: *timeout, Mix: mix, MixName: mixName,
 		Model: model, SlowStart: *slowStart, SidecarEnv: sidecarEnv, BasePort: *basePort, BenchRows: *rows,
 		CalibrationLevels: levels, CalibrationStep: *calStep, WorkDir: *workDir, KeepWorkDir: *workDir != "",

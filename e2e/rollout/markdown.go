@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/warmup-sidecar/warmup-sidecar/e2e/coldstart"
 )
@@ -23,15 +24,16 @@ func Markdown(s *Study, name string) string {
 		}
 	}
 	b.WriteString("\n## Every event\n\n")
-	b.WriteString("| arm | event | failed (shutdown / start / other) | cancelled (shutdown / start / other) | steady p99 | worst 10 s p99 | duration | start → Ready per pod (→ healthy) | terminate per pod | load avg |\n")
+	b.WriteString("Bound: per pod, its termination + the later of the probe's initial delay and (broker start → healthy + the sidecar's budget, ON pods) + one probe period + the propagation + minReadySeconds; a rollout within it costs nothing beyond the broker's start, the budget and the model's delays.\n\n")
+	b.WriteString("| arm | event | failed (shutdown / start / other) | cancelled (shutdown / start / other) | steady p99 | worst 10 s p99 | duration (bound) | start → Ready per pod (→ healthy) | terminate per pod | load avg |\n")
 	b.WriteString("|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, arm := range s.ArmNames() {
 		a := s.Arms[arm]
 		for _, r := range append(slices.Clone(a.Rollouts), a.ScaleOuts...) {
 			f, c := byPhase(r)
-			fmt.Fprintf(&b, "| %s | %s %d | %d (%s) | %d (%s) | %.0f ms | %.0f ms (%.1f×) | %.0f s | %s | %s | %s |\n",
+			fmt.Fprintf(&b, "| %s | %s %d | %d (%s) | %d (%s) | %.0f ms | %.0f ms (%.1f×) | %.0f s (%.0f s) | %s | %s | %s |\n",
 				arm, r.Kind, r.N, r.Failed, f, r.Cancelled, c, r.Steady.P99Ms, r.Worst10sP99Ms, r.Worst10sRatio,
-				r.DurationSeconds, podReady(r), podTerminate(r), r.LoadAverage)
+				r.DurationSeconds, Bound(s, r), podReady(r), podTerminate(r), r.LoadAverage)
 		}
 	}
 	b.WriteString(javaSection(s))
@@ -182,4 +184,22 @@ func javaSection(s *Study) string {
 		}
 	}
 	return b.String()
+}
+
+// Bound is what a rollout may cost by the target: per re-created pod, its termination, the
+// later of the broker probe's initial delay and its start → healthy plus the sidecar's budget (ON
+// arms), one probe period of granularity, the propagation and minReadySeconds.
+func Bound(s *Study, r *Result) float64 {
+	budget := 0.0
+	if spec, err := specOf(r.Arm); err == nil && spec.sidecar {
+		if d, err := time.ParseDuration(strings.Fields(s.SidecarBudget + " ")[0]); err == nil {
+			budget = d.Seconds()
+		}
+	}
+	m := s.Model
+	total := 0.0
+	for _, p := range r.Pods {
+		total += p.TerminateSeconds + max(m.BrokerProbe.InitialDelayS, p.HealthySeconds+budget) + m.BrokerProbe.PeriodS + m.PropagationS + m.MinReadyS
+	}
+	return total
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -50,6 +51,7 @@ func rolloutCmd(ctx context.Context, args []string, stdout, stderr io.Writer, lo
 		name       = fs.String("name", "", "output base name (default latest; smoke with --smoke)")
 		workDir    = fs.String("work-dir", "", "keep the cluster, HAProxy, sidecar logs and raw traces here (default: a temp dir, removed)")
 		check      = fs.Bool("check", true, "fail when the output shows the tool did not work")
+		report     = fs.String("report", "", "re-render a study's <name>.md and timelines from its JSON (no cluster), then exit")
 	)
 	m.register(fs)
 	fs.Var(sidecarEnv, "sidecar-env", "extra WARMUP_NAME=value for the ON pods' sidecar (repeatable)")
@@ -59,6 +61,9 @@ func rolloutCmd(ctx context.Context, args []string, stdout, stderr io.Writer, lo
 	fs.Var(&fractions, "rate-fractions", "shares of the warm fleet's capacity tried open loop, lowest first")
 	if code, ok := parse(fs, args, stderr); !ok {
 		return code
+	}
+	if *report != "" {
+		return rolloutReport(*report, stdout, stderr)
 	}
 	mix, mixName, err := m.load()
 	if err != nil {
@@ -119,4 +124,21 @@ func (l *stringList) String() string { return strings.Join(*l, "; ") }
 func (l *stringList) Set(v string) error {
 	*l = append(*l, v)
 	return nil
+}
+
+// rolloutReport re-renders a rollout study's markdown and timelines from its JSON.
+func rolloutReport(path string, stdout, stderr io.Writer) int {
+	s, err := rollout.ReadStudy(path)
+	if err != nil {
+		fmt.Fprintln(stderr, "rollout:", err)
+		return exitFailed
+	}
+	dir, name := filepath.Split(path)
+	o, err := rollout.WriteResults(filepath.Clean(dir), strings.TrimSuffix(name, ".json"), s)
+	if err != nil {
+		fmt.Fprintln(stderr, "rollout:", err)
+		return exitFailed
+	}
+	fmt.Fprintf(stdout, "%s\nWrote %s and %d timelines.\n", rollout.Table(s), o.Markdown, len(o.PNGs))
+	return exitOK
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"image/color"
+	"math"
 	"os"
 
 	"gonum.org/v1/plot"
@@ -52,6 +53,7 @@ func TimelinePNG(r *Result, s *Study) ([]byte, error) {
 	}
 	for _, p := range []*plot.Plot{top, mid, bottom} {
 		p.X.Min, p.X.Max = lo, hi
+		p.X.Tick.Marker = secondTicks{}
 	}
 	top.X.Label.Text, mid.X.Label.Text = "", ""
 	grid := [][]*plot.Plot{{top}, {mid}, {bottom}}
@@ -182,4 +184,16 @@ func podNames(n int) []string {
 		out[i] = fmt.Sprintf("pod %d", i)
 	}
 	return out
+}
+
+// secondTicks label the time axis every 30 s, in whole seconds.
+type secondTicks struct{}
+
+func (secondTicks) Ticks(lo, hi float64) []plot.Tick {
+	const step = 30.0
+	var ts []plot.Tick
+	for v := math.Ceil(lo/step) * step; v <= hi; v += step {
+		ts = append(ts, plot.Tick{Value: v, Label: fmt.Sprintf("%.0f", v)})
+	}
+	return ts
 }

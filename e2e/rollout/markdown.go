@@ -47,12 +47,12 @@ func Markdown(s *Study, name string) string {
 // Table is the per-arm summary: what the README leads with.
 func Table(s *Study) string {
 	var b strings.Builder
-	b.WriteString("| arm | rollouts | failed queries (per rollout) | cancelled queries (per rollout) | failure rate | worst 10 s p99 / steady p99 | rollout duration | pod start → Ready |\n")
-	b.WriteString("|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("| arm | rollouts | failed queries (per rollout) | cancelled queries (per rollout) | failed + cancelled at shutdown / at start (all rollouts) | failure rate (median) | worst 10 s p99 / steady p99 (median, min–max) | rollout duration | pod start → Ready |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|---|\n")
 	for _, arm := range s.ArmNames() {
 		rs := s.Arms[arm].Rollouts
 		if len(rs) == 0 {
-			fmt.Fprintf(&b, "| %s | 0 | not run | | | | | |\n", arm)
+			fmt.Fprintf(&b, "| %s | 0 | not run | | | | | | |\n", arm)
 			continue
 		}
 		var failed, cancelled, rate, ratio, dur, ready []float64
@@ -69,8 +69,14 @@ func Table(s *Study) string {
 				ready = append(ready, p.ReadySeconds)
 			}
 		}
-		fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %s | %s | %s |\n", arm, len(rs), strings.Join(fs, ", "), strings.Join(cs, ", "),
-			pct(median(rate)), ratioCell(ratio), secsCell(dur), secsCell(ready))
+		phase := map[string]int{}
+		for _, r := range rs {
+			for _, p := range r.ByPhase {
+				phase[p.Phase] += p.Failed + p.Cancelled
+			}
+		}
+		fmt.Fprintf(&b, "| %s | %d | %s | %s | %d / %d | %s | %s | %s | %s |\n", arm, len(rs), strings.Join(fs, ", "), strings.Join(cs, ", "),
+			phase[PhaseShutdown], phase[PhaseStart], pct(median(rate)), ratioCell(ratio), secsCell(dur), secsCell(ready))
 	}
 	return b.String()
 }

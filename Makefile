@@ -6,7 +6,7 @@ LDFLAGS := -s -w -X main.version=$(VERSION)
 BIN := bin/warmup-sidecar
 INJECT_BIN := bin/warmup-inject
 
-.PHONY: all build test unit vet packaging image image-test dashboard fuzz footprint bench bench-mixes bench-smoke e2e demo bench fuzz clean
+.PHONY: all build test unit vet packaging image image-test dashboard fuzz footprint bench bench-mixes bench-smoke rollout rollout-smoke e2e demo bench fuzz clean
 
 all: build
 
@@ -18,7 +18,7 @@ build:
 
 # What CI runs: vet, unit tests with the race detector, the packaging checks
 # (Dockerfile, chart, post-renderer, dashboard), the image, then the later layers.
-test: vet unit packaging image-test dashboard fuzz e2e bench-smoke
+test: vet unit packaging image-test dashboard fuzz e2e bench-smoke rollout-smoke
 
 # ./... is the product module; ./e2e/... the tooling module (go.work ties them).
 vet:
@@ -59,9 +59,11 @@ footprint:
 	bash scripts/footprint.sh
 
 # Real Apache Pinot on loopback (scripts/install-pinot.sh; jars cached): the harness's own
-# checks, then every scenario against the real warmup-sidecar binary. -p 1: one cluster at a time.
+# checks, then every scenario against the real warmup-sidecar binary, then Pinot's own Java client
+# (its real jar) selecting brokers from ZooKeeper through broker restarts (~5 min). -p 1: one
+# cluster at a time.
 e2e:
-	$(GO) test -tags e2e -count=1 -p 1 -timeout 45m ./e2e/cluster/ ./e2e/scenarios/
+	$(GO) test -tags e2e -count=1 -p 1 -timeout 60m ./e2e/cluster/ ./e2e/scenarios/ ./e2e/zkclient/
 
 # Cold-start study on the real cluster: warmup OFF vs ON (the sidecar's defaults,
 # upstream's LIMIT 1 probe, the mix's own shapes), interleaved cold broker restarts,
@@ -79,6 +81,17 @@ bench-mixes:
 # The same tool, 1 restart per arm and short windows: fails if the tool is broken.
 bench-smoke:
 	bash scripts/bench.sh smoke
+
+# Rolling restarts of a 3-broker fleet behind HAProxy (the Service, following the Kubernetes endpoint
+# model of docs/rollout-model.md): arms off, lb_slowstart, on_default, on_slowstart, on_c1 interleaved,
+# 3 rollouts each and one scale-out each → results/rollout/latest.{json,md}, latest-<arm>.png.
+# ~1 h 45 min; run on a quiet machine.
+rollout:
+	bash scripts/rollout.sh
+
+# The same tool, 2 brokers, 2 arms, 1 rollout each, 5 s probes: fails if the tool is broken. ~5 min.
+rollout-smoke:
+	bash scripts/rollout.sh smoke
 
 # README's first command: a local Pinot, a cold broker, the sidecar warming it.
 demo:

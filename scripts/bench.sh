@@ -16,7 +16,7 @@
 #   BENCH_RATE        arrival rate in QPS (default: calibrate on the warm broker with the mix;
 #                     given, the mix first warms the servers as calibration's first step does)
 #   BENCH_RESTARTS    restarts per arm of the full study (default 5)
-#   BENCH_BASE_PORT   first port of the study's cluster (default 29000; it uses 40 ports)
+#   BENCH_BASE_PORT   first port of the study's cluster (default 29000; it uses 70 ports, cluster.PortSpan)
 #   BENCH_WORK_DIR    keep the cluster, broker GC, sidecar logs and per-query traces there
 #   BENCH_ARGS        more flags for `coldstart-bench study` (see `coldstart-bench study -h`)
 set -euo pipefail

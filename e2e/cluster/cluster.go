@@ -1,5 +1,6 @@
 // Package cluster runs a real Apache Pinot cluster on loopback for e2e tests, the demo and the
-// cold-start benchmark: ZooKeeper, a controller, two servers and a broker, each its own JVM
+// cold-start benchmark: ZooKeeper, a controller, two servers and one broker or a fleet of them
+// (Options.Brokers, each with its own ports and Helix instance id), each its own JVM
 // started from the Maven Central jars that scripts/install-pinot.sh caches, with small OFFLINE
 // tables placed on one server, the other, and both (plus an optional 1M-row benchmark table).
 //
@@ -38,8 +39,8 @@ type Cluster struct {
 	kafkaLib       string // Kafka's classpath dir
 
 	mu       sync.Mutex // guards the fields below
-	broker   *proc
-	brokerS  brokerSettings
+	brokers  [MaxBrokers]*proc
+	brokerS  [MaxBrokers]brokerSettings // per slot: a rollout restarts each broker with its own
 	stopped  bool
 	tables   []string
 	stopOnce sync.Once
@@ -52,13 +53,18 @@ type Cluster struct {
 // the servers their names promise. On failure everything already started is stopped.
 func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	opts = opts.withDefaults()
+	if err := opts.check(); err != nil {
+		return nil, fmt.Errorf("start cluster: %w", err)
+	}
 	begin := time.Now()
 	c := &Cluster{
-		opts:    opts,
-		ports:   portsFor(opts.BasePort),
-		log:     opts.Logger,
-		http:    &http.Client{Timeout: 5 * time.Minute},
-		brokerS: brokerSettings{jvmOpts: opts.BrokerJVMOpts, extraConf: opts.BrokerExtraConf},
+		opts:  opts,
+		ports: portsFor(opts.BasePort),
+		log:   opts.Logger,
+		http:  &http.Client{Timeout: 5 * time.Minute},
+	}
+	for i := range c.brokerS {
+		c.brokerS[i] = brokerSettings{jvmOpts: opts.BrokerJVMOpts, extraConf: opts.BrokerExtraConf}
 	}
 	c.name = opts.ClusterName
 	if c.name == "" {
@@ -151,8 +157,13 @@ func (c *Cluster) startRoles(ctx context.Context) error {
 		}
 		c.servers = append(c.servers, p)
 	}
-	if err := c.startBroker(c.brokerSettingsNow()); err != nil {
-		return err
+	for i := range c.opts.Brokers {
+		c.mu.Lock()
+		s := c.brokerS[i]
+		c.mu.Unlock()
+		if err := c.startBroker(i, s); err != nil {
+			return err
+		}
 	}
 	if c.opts.Hybrid {
 		if err := c.startKafka(ctx); err != nil {
@@ -165,7 +176,12 @@ func (c *Cluster) startRoles(ctx context.Context) error {
 			return err
 		}
 	}
-	return c.WaitBrokerHealthy(ctx)
+	for i := range c.opts.Brokers {
+		if err := c.Broker(i).WaitHealthy(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (c *Cluster) zkAddress() string {
@@ -179,8 +195,8 @@ func (c *Cluster) Stop() error {
 	c.stopOnce.Do(func() {
 		c.mu.Lock()
 		c.stopped = true
-		broker := c.broker
-		c.broker = nil
+		brokers := c.brokers
+		c.brokers = [MaxBrokers]*proc{}
 		unwatch := c.unwatch
 		c.mu.Unlock()
 		if unwatch != nil {
@@ -189,7 +205,7 @@ func (c *Cluster) Stop() error {
 		// Everything but ZooKeeper stops together; ZooKeeper last, or the others spend their grace
 		// period retrying a vanished ZooKeeper instead of shutting down.
 		var wg sync.WaitGroup
-		for _, p := range append([]*proc{broker, c.controller, c.kafka}, c.servers...) {
+		for _, p := range append(append([]*proc{c.controller, c.kafka}, brokers[:]...), c.servers...) {
 			if p != nil {
 				wg.Go(func() { p.stop(c.opts.StopGrace) })
 			}
@@ -214,7 +230,7 @@ func (c *Cluster) PIDs() []int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	var out []int
-	for _, p := range append([]*proc{c.zk, c.controller, c.broker, c.kafka}, c.servers...) {
+	for _, p := range append(append([]*proc{c.zk, c.controller, c.kafka}, c.brokers[:]...), c.servers...) {
 		if p != nil && !p.exited() {
 			out = append(out, p.pid())
 		}
@@ -239,13 +255,12 @@ func (c *Cluster) ControllerURL() string {
 	return fmt.Sprintf("http://%s:%d", loopback, c.ports.Controller)
 }
 
-// BrokerURL is the broker's query listener, e.g. http://127.0.0.1:19002.
-func (c *Cluster) BrokerURL() string { return fmt.Sprintf("http://%s:%d", loopback, c.ports.Broker) }
+// BrokerURL is the first broker's query listener, e.g. http://127.0.0.1:19002.
+func (c *Cluster) BrokerURL() string { return c.Broker(0).URL() }
 
-// BrokerInstanceID is the broker's Helix instance id, as routing tables and /brokers/tables name it.
-func (c *Cluster) BrokerInstanceID() string {
-	return fmt.Sprintf("Broker_%s_%d", loopback, c.ports.Broker)
-}
+// BrokerInstanceID is the first broker's Helix instance id, as routing tables and /brokers/tables
+// name it.
+func (c *Cluster) BrokerInstanceID() string { return c.Broker(0).InstanceID() }
 
 // ServerInstanceIDs are the servers' Helix instance ids: index 0 is "server 1", 1 is "server 2".
 func (c *Cluster) ServerInstanceIDs() []string {
@@ -256,7 +271,8 @@ func (c *Cluster) ServerInstanceIDs() []string {
 	return ids
 }
 
-// LogPath is the log file of a role: zookeeper, controller, server1, server2, broker or kafka.
+// LogPath is the log file of a role: zookeeper, controller, server1, server2, kafka, or a broker
+// (BrokerRole: broker, broker2...).
 func (c *Cluster) LogPath(role string) string { return filepath.Join(c.work, "logs", role+".log") }
 
 func (c *Cluster) checkRunning() error {

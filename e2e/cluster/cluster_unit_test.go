@@ -3,6 +3,7 @@ package cluster
 import (
 	"bufio"
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -74,7 +75,7 @@ func TestSmallRow(t *testing.T) {
 
 func TestBrokerConfAppendsExtraLines(t *testing.T) {
 	c := &Cluster{name: "X", ports: portsFor(20000)}
-	conf := c.brokerConf(brokerSettings{extraConf: []string{"a.b=c"}})
+	conf := c.brokerConf(0, brokerSettings{extraConf: []string{"a.b=c"}})
 	for _, want := range []string{"pinot.cluster.name=X\n", "pinot.zk.server=127.0.0.1:20000\n",
 		"pinot.broker.hostname=127.0.0.1\n", "pinot.broker.client.queryPort=20002\n", "a.b=c\n"} {
 		if !strings.Contains(conf, want) {
@@ -83,6 +84,41 @@ func TestBrokerConfAppendsExtraLines(t *testing.T) {
 	}
 	if c.BrokerInstanceID() != "Broker_127.0.0.1_20002" {
 		t.Errorf("broker id %s", c.BrokerInstanceID())
+	}
+}
+
+// Every broker slot has its own query and runner port in its config, its own instance id and role.
+func TestBrokerSlotsAreDistinct(t *testing.T) {
+	c := &Cluster{name: "X", ports: portsFor(20000)}
+	ids, roles := map[string]bool{}, map[string]bool{}
+	for i := range MaxBrokers {
+		b := c.Broker(i)
+		conf := c.brokerConf(i, brokerSettings{})
+		for _, want := range []string{fmt.Sprintf("pinot.broker.client.queryPort=%d\n", b.Ports().Query),
+			fmt.Sprintf("pinot.query.runner.port=%d\n", b.Ports().Runner)} {
+			if !strings.Contains(conf, want) {
+				t.Errorf("broker %d conf lacks %q:\n%s", i, want, conf)
+			}
+		}
+		if ids[b.InstanceID()] || roles[b.Role()] {
+			t.Errorf("broker %d: id %s or role %s used twice", i, b.InstanceID(), b.Role())
+		}
+		ids[b.InstanceID()], roles[b.Role()] = true, true
+	}
+	if c.Broker(1).Role() != "broker2" || c.Broker(0).URL() != "http://127.0.0.1:20002" {
+		t.Errorf("slot names: %s, %s", c.Broker(1).Role(), c.Broker(0).URL())
+	}
+}
+
+func TestOptionsRejectTooManyBrokers(t *testing.T) {
+	for _, n := range []int{-1, MaxBrokers + 1} {
+		err := Options{Brokers: n}.withDefaults().check()
+		if err == nil || !strings.Contains(err.Error(), "Brokers") {
+			t.Errorf("Brokers %d: error %v, want one naming Brokers", n, err)
+		}
+	}
+	if err := (Options{}).withDefaults().check(); err != nil {
+		t.Errorf("zero options: %v", err)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 )
 
 const adminMain = "org.apache.pinot.tools.admin.PinotAdministrator"
@@ -23,11 +24,11 @@ var javaOpens = []string{
 // keeps background GC threads off the two cores the broker benchmark measures; the broker keeps the
 // JVM's default collector unless BrokerJVMOpts say otherwise.
 func roleJVMOpts(role string) []string {
-	switch role {
-	case "zookeeper":
+	switch {
+	case role == "zookeeper":
 		return []string{"-Xms64m", "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
 			"-Dzookeeper.admin.enableServer=false"} // the admin server would bind :8080 in every cluster
-	case "broker":
+	case strings.HasPrefix(role, "broker"):
 		return []string{"-Xms256m", "-Xmx1g"}
 	default:
 		return []string{"-Xms256m", "-Xmx1g", "-XX:+UseSerialGC"}

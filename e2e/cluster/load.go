@@ -86,7 +86,7 @@ feed:
 // the expected servers, and the broker's COUNT(*) equal to the rows loaded.
 func (c *Cluster) waitTableReady(ctx context.Context, spec tableSpec) error {
 	c.mu.Lock()
-	broker := c.broker
+	broker := c.brokers[0]
 	c.mu.Unlock()
 	want := make([]string, 0, len(spec.servers))
 	ids := c.ServerInstanceIDs()
@@ -116,6 +116,9 @@ func (c *Cluster) waitTableReady(ctx context.Context, spec tableSpec) error {
 		}
 		if spec.servers != nil && !slices.Equal(servers, want) {
 			return fmt.Errorf("placement: segments on %v, want %v", servers, want)
+		}
+		if err := c.othersRoute(ctx, spec.name+"_OFFLINE", spec.segments); err != nil {
+			return err
 		}
 		n, err := c.Count(ctx, spec.name+"_OFFLINE") // typed: a hybrid table's raw count splits at the time boundary
 		if err != nil {
@@ -168,4 +171,25 @@ func (c *Cluster) ingestWithRetry(ctx context.Context, table, csv string, seq in
 		}
 	}
 	return err
+}
+
+// othersRoute checks that every broker but the first (which the caller asks itself) routes all
+// segments of a typed table: /health GOOD is sticky, so a broker that was healthy before the table
+// existed says nothing about it.
+func (c *Cluster) othersRoute(ctx context.Context, typed string, segments int) error {
+	for i := 1; i < c.opts.Brokers; i++ {
+		b := c.Broker(i)
+		rt, err := b.RoutingTable(ctx, typed)
+		if err != nil {
+			return fmt.Errorf("%s: %w", b.Role(), err)
+		}
+		routed := 0
+		for _, segs := range rt[typed] {
+			routed += len(segs)
+		}
+		if routed != segments {
+			return fmt.Errorf("%s routes %d of %d segments of %s", b.Role(), routed, segments, typed)
+		}
+	}
+	return nil
 }

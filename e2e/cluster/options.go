@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"fmt"
 	"io"
 	"log/slog"
 	"time"
@@ -34,6 +35,9 @@ type Options struct {
 	JavaBin string
 	// JVMOpts are appended to every JVM's options (after the harness defaults, so they win).
 	JVMOpts []string
+	// Brokers is how many brokers start with the cluster, each with its own ports (Ports.Brokers)
+	// and Helix instance id; slots up to MaxBrokers can be started later (Cluster.Broker). 0: 1.
+	Brokers int
 	// BrokerJVMOpts are appended to the broker's JVM options only, e.g. -XX:ActiveProcessorCount=2.
 	BrokerJVMOpts []string
 	// BrokerExtraConf lines ("key=value") are appended to the broker's config file: access control,
@@ -65,6 +69,9 @@ func (o Options) withDefaults() Options {
 	if o.BasePort == 0 {
 		o.BasePort = DefaultBasePort
 	}
+	if o.Brokers == 0 {
+		o.Brokers = 1
+	}
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
@@ -81,4 +88,11 @@ func (o Options) withDefaults() Options {
 		o.StopGrace = 5 * time.Second
 	}
 	return o
+}
+
+func (o Options) check() error {
+	if o.Brokers < 1 || o.Brokers > MaxBrokers {
+		return fmt.Errorf("options: Brokers %d: want 1–%d", o.Brokers, MaxBrokers)
+	}
+	return nil
 }

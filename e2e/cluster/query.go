@@ -28,11 +28,16 @@ type QueryResponse struct {
 	Raw                 json.RawMessage `json:"-"`
 }
 
+// Query runs sql through the first broker (Broker.Query).
+func (c *Cluster) Query(ctx context.Context, sql string) (*QueryResponse, error) {
+	return c.Broker(0).Query(ctx, sql)
+}
+
 // Query runs sql through the broker's POST /query/sql. Pinot reports query errors inside an HTTP
 // 200 body: they come back in Exceptions, not as err.
-func (c *Cluster) Query(ctx context.Context, sql string) (*QueryResponse, error) {
+func (b Broker) Query(ctx context.Context, sql string) (*QueryResponse, error) {
 	body, _ := json.Marshal(map[string]string{"sql": sql})
-	data, err := c.do(ctx, http.MethodPost, c.BrokerURL()+"/query/sql", "application/json", bytes.NewReader(body))
+	data, err := b.c.do(ctx, http.MethodPost, b.URL()+"/query/sql", "application/json", bytes.NewReader(body))
 	if err != nil {
 		return nil, fmt.Errorf("query %q: %w", sql, err)
 	}
@@ -66,10 +71,15 @@ func (c *Cluster) Count(ctx context.Context, table string) (int64, error) {
 	return int64(n), nil
 }
 
+// RoutingTable is the first broker's routing table (Broker.RoutingTable).
+func (c *Cluster) RoutingTable(ctx context.Context, table string) (map[string]map[string][]string, error) {
+	return c.Broker(0).RoutingTable(ctx, table)
+}
+
 // RoutingTable is the broker's GET /debug/routingTable/{table}: tableNameWithType → server
 // instance id → segments. A broker without routing for the table answers 404 (an error here).
-func (c *Cluster) RoutingTable(ctx context.Context, table string) (map[string]map[string][]string, error) {
-	data, err := c.do(ctx, http.MethodGet, c.BrokerURL()+"/debug/routingTable/"+url.PathEscape(table), "", nil)
+func (b Broker) RoutingTable(ctx context.Context, table string) (map[string]map[string][]string, error) {
+	data, err := b.c.do(ctx, http.MethodGet, b.URL()+"/debug/routingTable/"+url.PathEscape(table), "", nil)
 	if err != nil {
 		return nil, fmt.Errorf("routing table of %s: %w", table, err)
 	}

@@ -41,6 +41,9 @@ type LoadConfig struct {
 	Rate     float64       // arrivals per second, constant from the first instant (a step)
 	Duration time.Duration // arrivals are scheduled in [0, Duration)
 	Timeout  time.Duration // client timeout; 0 means DefaultTimeout
+	// Until, if set, ends the arrivals early when closed (Duration then only bounds the run):
+	// a run whose length is an event's, such as a rollout's. Queries in flight still complete.
+	Until <-chan struct{}
 }
 
 func (c LoadConfig) check() error {
@@ -104,9 +107,11 @@ arrivals:
 			select {
 			case <-gctx.Done():
 				break arrivals
+			case <-cfg.Until:
+				break arrivals
 			case <-timer.C:
 			}
-		} else if gctx.Err() != nil {
+		} else if gctx.Err() != nil || isClosed(cfg.Until) {
 			break arrivals
 		}
 		scheduled++
@@ -122,6 +127,16 @@ arrivals:
 		return tr, fmt.Errorf("load stopped after %d of %d arrivals: %w", scheduled, n, err)
 	}
 	return tr, nil
+}
+
+// isClosed reports whether c is closed (false for nil).
+func isClosed(c <-chan struct{}) bool {
+	select {
+	case <-c:
+		return true
+	default:
+		return false
+	}
 }
 
 // one sends query i and times it.

@@ -203,3 +203,28 @@ func TestCount(t *testing.T) {
 		}
 	}
 }
+
+// Until ends the arrivals when closed; queries already sent still complete, none is cancelled.
+func TestRunLoadUntilEndsArrivalsEarly(t *testing.T) {
+	srv := coldBroker(t, 0, 0, 50*time.Millisecond)
+	bc := NewBrokerClient(srv.URL, nil)
+	defer bc.Close()
+	until := make(chan struct{})
+	time.AfterFunc(500*time.Millisecond, func() { close(until) })
+	begin := time.Now()
+	tr, err := RunLoad(t.Context(), LoadConfig{Rate: 100, Duration: time.Minute, Until: until}, testMix, bc.Send)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(begin); took > 5*time.Second {
+		t.Errorf("run took %s after Until closed at 0.5 s", took)
+	}
+	if n := len(tr.Records); n < 20 || n > 80 {
+		t.Errorf("%d arrivals in ~0.5 s at 100/s", n)
+	}
+	for _, r := range tr.Records {
+		if r.Outcome != OutcomeOK {
+			t.Fatalf("query %d: %s %s: in-flight queries must complete", r.Index, r.Outcome, r.Err)
+		}
+	}
+}

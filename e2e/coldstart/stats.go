@@ -12,7 +12,8 @@ type Window struct {
 	End   time.Duration `json:"end_ns"`
 }
 
-func (w Window) has(d time.Duration) bool { return d >= w.Start && d < w.End }
+// Has reports whether offset d lies in the window.
+func (w Window) Has(d time.Duration) bool { return d >= w.Start && d < w.End }
 
 // WindowStats summarise the queries scheduled inside a window.
 //
@@ -47,7 +48,7 @@ func Stats(tr *Trace, w Window) WindowStats {
 	var used float64
 	var nUsed int
 	for _, r := range tr.Records {
-		if !w.has(r.Scheduled) {
+		if !w.Has(r.Scheduled) {
 			continue
 		}
 		s.Queries++

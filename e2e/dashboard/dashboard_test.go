@@ -65,6 +65,21 @@ func TestEveryDashboardQueryReturnsDataFromARealPrometheus(t *testing.T) {
 	}
 	defer sc.Stop(10 * time.Second)
 
+	// A second pod whose sidecar turns warm within a second (a fast broker, a floor of 50), so
+	// the fleet panels see two pods in two phases: "by pod" must mean two series.
+	broker2 := fakepinot.NewBroker(fakepinot.ThreeServers())
+	ctrl2 := fakepinot.NewController(fakepinot.ThreeServerTables()...)
+	defer broker2.Close()
+	defer ctrl2.Close()
+	sc2, err := sidecar.Start(bin, map[string]string{
+		"WARMUP_BROKER_URL": broker2.URL(), "WARMUP_CONTROLLER_URL": ctrl2.URL(),
+		"WARMUP_MIN_ITERATIONS": "50", "WARMUP_EXIT": "floor", "WARMUP_MAX_TABLES": "1",
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sc2.Stop(10 * time.Second)
+
 	promAddr := freeAddr(t)
 	cfg := filepath.Join(dir, "prometheus.yml")
 	target := strings.TrimPrefix(sc.URL, "http://")
@@ -75,7 +90,9 @@ scrape_configs:
     static_configs:
       - targets: [%q]
         labels: {namespace: pinot, pod: pinot-broker-0}
-`, target)), 0o644); err != nil {
+      - targets: [%q]
+        labels: {namespace: pinot, pod: pinot-broker-1}
+`, target, strings.TrimPrefix(sc2.URL, "http://"))), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	prom := exec.Command(promBin, "--config.file="+cfg, "--storage.tsdb.path="+filepath.Join(dir, "tsdb"),
@@ -107,6 +124,9 @@ scrape_configs:
 	if warmingSince.IsZero() {
 		t.Fatalf("sidecar never warmed; logs:\n%s", sc.Logs())
 	}
+	if st, err := sc2.Status(); err != nil || st.Outcome != "warm" {
+		t.Fatalf("the second sidecar is not warm (%+v, %v); logs:\n%s", st, err, sc2.Logs())
+	}
 	at := time.Now().Add(-time.Second)
 
 	vars := strings.NewReplacer(`$namespace`, "pinot", `$pod`, ".*", `$__rate_interval`, "10s")
@@ -127,6 +147,117 @@ scrape_configs:
 			t.Logf("ok (%d series): %s", n, raw)
 		}
 	}
+	checkFleetRow(t, api, vars, at)
+}
+
+// checkFleetRow checks what the fleet row's panels show with one pod warming and one warm: the
+// pods per phase, and one series per pod for the per-pod panels.
+func checkFleetRow(t *testing.T, api string, vars *strings.Replacer, at time.Time) {
+	t.Helper()
+	fleet := panelExprs(t, "Fleet")
+	for _, title := range []string{"Pods per phase", "Warmup duration per pod (last run)", "Probes per second per pod"} {
+		if len(fleet[title]) != 1 {
+			t.Fatalf("fleet row: panel %q has %d queries, want 1 (row: %v)", title, len(fleet[title]), fleet)
+		}
+	}
+	phases := instantVector(t, api, vars.Replace(fleet["Pods per phase"][0]), at, "phase")
+	want := map[string]float64{"waiting_for_broker": 0, "warming": 1, "warm": 1, "stopping": 0}
+	if fmt.Sprint(phases) != fmt.Sprint(want) {
+		t.Errorf("pods per phase %v, want %v", phases, want)
+	}
+	for _, title := range []string{"Warmup duration per pod (last run)", "Probes per second per pod"} {
+		byPod := instantVector(t, api, vars.Replace(fleet[title][0]), at, "pod")
+		if len(byPod) != 2 {
+			t.Errorf("%s: %v, want one series per pod (2)", title, byPod)
+		}
+		if title == "Probes per second per pod" && !(byPod["pinot-broker-0"] > 0) {
+			t.Errorf("%s: the warming pod probes at %v/s, want > 0", title, byPod["pinot-broker-0"])
+		}
+		if title == "Warmup duration per pod (last run)" && !(byPod["pinot-broker-1"] > 0) {
+			t.Errorf("%s: the warm pod's last run took %vs, want > 0", title, byPod["pinot-broker-1"])
+		}
+	}
+}
+
+// panelExprs maps each panel title of the named row to its queries: the panels after the row's
+// header, up to the next row.
+func panelExprs(t *testing.T, rowTitle string) map[string][]string {
+	t.Helper()
+	b, err := os.ReadFile(dashboardFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d struct {
+		Panels []struct {
+			Type, Title string
+			Targets     []struct{ Expr string }
+		}
+	}
+	if err := json.Unmarshal(b, &d); err != nil {
+		t.Fatalf("dashboard JSON: %v", err)
+	}
+	out := map[string][]string{}
+	in := false
+	for _, p := range d.Panels {
+		if p.Type == "row" {
+			in = p.Title == rowTitle
+			continue
+		}
+		if in {
+			for _, tg := range p.Targets {
+				out[p.Title] = append(out[p.Title], tg.Expr)
+			}
+		}
+	}
+	if len(out) == 0 {
+		t.Fatalf("dashboard has no row %q with panels", rowTitle)
+	}
+	return out
+}
+
+// instantVector evaluates expr at `at` and maps each series' value of label to its sample.
+func instantVector(t *testing.T, api, expr string, at time.Time, label string) map[string]float64 {
+	t.Helper()
+	out := map[string]float64{}
+	for _, smp := range query(t, api, expr, at) {
+		out[smp.metric[label]] = smp.value
+	}
+	return out
+}
+
+type sample struct {
+	metric map[string]string
+	value  float64
+}
+
+// query evaluates expr at `at` through Prometheus's HTTP API.
+func query(t *testing.T, api, expr string, at time.Time) []sample {
+	t.Helper()
+	q := url.Values{"query": {expr}, "time": {strconv.FormatFloat(float64(at.UnixMilli())/1000, 'f', 3, 64)}}
+	var body struct {
+		Status string `json:"status"`
+		Error  string `json:"error"`
+		Data   struct {
+			Result []struct {
+				Metric map[string]string `json:"metric"`
+				Value  [2]any            `json:"value"`
+			} `json:"result"`
+		} `json:"data"`
+	}
+	getJSON(t, api+"/api/v1/query?"+q.Encode(), &body)
+	if body.Status != "success" {
+		t.Fatalf("%s: %s", expr, body.Error)
+	}
+	var out []sample
+	for _, r := range body.Data.Result {
+		s, _ := r.Value[1].(string)
+		v, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			t.Fatalf("%s: value %v: %v", expr, r.Value[1], err)
+		}
+		out = append(out, sample{metric: r.Metric, value: v})
+	}
+	return out
 }
 
 // dashboardExprs collects every "expr" and variable "query" of the dashboard.
@@ -164,28 +295,13 @@ func dashboardExprs(t *testing.T) []string {
 
 func instantQuery(t *testing.T, api, expr string, at time.Time) (series, nonNaN int) {
 	t.Helper()
-	q := url.Values{"query": {expr}, "time": {strconv.FormatFloat(float64(at.UnixMilli())/1000, 'f', 3, 64)}}
-	var body struct {
-		Status string `json:"status"`
-		Error  string `json:"error"`
-		Data   struct {
-			Result []struct {
-				Value [2]any `json:"value"`
-			} `json:"result"`
-		} `json:"data"`
-	}
-	getJSON(t, api+"/api/v1/query?"+q.Encode(), &body)
-	if body.Status != "success" {
-		t.Fatalf("%s: %s", expr, body.Error)
-	}
-	for _, r := range body.Data.Result {
-		if s, ok := r.Value[1].(string); ok {
-			if v, err := strconv.ParseFloat(s, 64); err == nil && !math.IsNaN(v) {
-				nonNaN++
-			}
+	samples := query(t, api, expr, at)
+	for _, smp := range samples {
+		if !math.IsNaN(smp.value) {
+			nonNaN++
 		}
 	}
-	return len(body.Data.Result), nonNaN
+	return len(samples), nonNaN
 }
 
 func seriesHaveLabel(t *testing.T, api, match, label string) bool {

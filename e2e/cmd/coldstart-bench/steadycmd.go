@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/warmup-sidecar/warmup-sidecar/e2e/bench"
+	"github.com/warmup-sidecar/warmup-sidecar/e2e/cluster"
 )
 
 // steadyCmd measures broker JVM settings long after start, where the study's windows end.
@@ -26,7 +27,7 @@ func steadyCmd(ctx context.Context, args []string, stdout, stderr io.Writer, log
 		slice    = fs.Duration("slice", 30*time.Second, "figures per slice of the load")
 		capStep  = fs.Duration("capacity-step", 10*time.Second, "length of each closed-loop capacity step after the load")
 		timeout  = fs.Duration("timeout", 2*time.Second, "client timeout")
-		basePort = fs.Int("base-port", bench.DefaultBasePort, "first port of the local cluster (it uses 40 ports from there)")
+		basePort = fs.Int("base-port", bench.DefaultBasePort, fmt.Sprintf("first port of the local cluster (it uses %d ports from there)", cluster.PortSpan))
 		out      = fs.String("out", "results/coldstart", "directory for <name>.json and <name>.md")
 		name     = fs.String("name", "", "output base name (default steady-<mix>)")
 		workDir  = fs.String("work-dir", "", "keep the cluster and GC logs here (default: a temp dir, removed)")

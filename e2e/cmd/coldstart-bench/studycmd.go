@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/warmup-sidecar/warmup-sidecar/e2e/bench"
+	"github.com/warmup-sidecar/warmup-sidecar/e2e/cluster"
 	"github.com/warmup-sidecar/warmup-sidecar/e2e/coldstart"
 )
 
@@ -29,7 +30,7 @@ func studyCmd(ctx context.Context, args []string, stdout, stderr io.Writer, log 
 		rate       = fs.Float64("rate", 0, "arrivals per second; 0: calibrate on the warm broker first (see --rate-fractions)")
 		calStep    = fs.Duration("calibration-step", 6*time.Second, "length of each closed-loop calibration step")
 		settle     = fs.Duration("settle", 5*time.Second, "pause between restarts")
-		basePort   = fs.Int("base-port", bench.DefaultBasePort, "first port of the local cluster (it uses 40 ports from there)")
+		basePort   = fs.Int("base-port", bench.DefaultBasePort, fmt.Sprintf("first port of the local cluster (it uses %d ports from there)", cluster.PortSpan))
 		rows       = fs.Int("bench-rows", 0, "rows of the benchmark table (0: 1,000,000)")
 		segments   = fs.Int("bench-segments", 0, "segments of the benchmark table (0: 8)")
 		out        = fs.String("out", "results/coldstart", "directory for <name>.json, <name>.md and <name>.png")

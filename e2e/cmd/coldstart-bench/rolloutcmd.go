@@ -1,0 +1,144 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/warmup-sidecar/warmup-sidecar/e2e/cluster"
+	"github.com/warmup-sidecar/warmup-sidecar/e2e/coldstart"
+	"github.com/warmup-sidecar/warmup-sidecar/e2e/rollout"
+)
+
+// rolloutCmd runs the rolling-restart study (e2e/rollout): a fleet of brokers behind HAProxy,
+// replaced pod by pod under open-loop load, arms interleaved.
+func rolloutCmd(ctx context.Context, args []string, stdout, stderr io.Writer, log *slog.Logger) int {
+	fs := flag.NewFlagSet("rollout", flag.ContinueOnError)
+	def := rollout.DefaultModel()
+	var (
+		m          mixFlags
+		sidecarEnv = envList{}
+		levels     = intList{1, 2, 4, 8, 16, 32}
+		fractions  = floatList(coldstart.DefaultFractions)
+		smoke      = fs.Bool("smoke", false, "two brokers, off and on_slowstart, one rollout each, 5 s probes, short windows: checks the tool works, measures nothing")
+		arms       = fs.String("arms", strings.Join(rollout.ArmOrder, ","), "arms, interleaved in every round")
+		rollouts   = fs.Int("rollouts", 3, "rollouts per arm")
+		brokers    = fs.Int("brokers", 3, fmt.Sprintf("brokers in the fleet (2–%d); 2 when the machine cannot hold 3", cluster.MaxBrokers-1))
+		javaClient = fs.Bool("java-client", true, "beside the balancer's load, a client that picks brokers as Pinot's Java client does (the real pinot-java-client over ZooKeeper, e2e/zkclient)")
+		javaQPS    = fs.Float64("java-client-qps", 0, "the Java client's arrivals per second (0: a tenth of the rate, at least 1)")
+		scaleOut   = fs.Bool("scale-out", false, "after the rollouts, one scale-out per arm: a new pod joins the warm fleet")
+		rate       = fs.Float64("rate", 0, "arrivals per second through the balancer; 0: calibrate on the warm fleet (see --rate-fractions)")
+		timeout    = fs.Duration("timeout", coldstart.DefaultTimeout, "client timeout: a round trip beyond it is a cancellation")
+		warm       = fs.Duration("warm", 15*time.Second, "load before the steady window (not measured)")
+		steady     = fs.Duration("steady", 30*time.Second, "steady window before the first deletion: the p99 the rollout's is compared with")
+		tail       = fs.Duration("tail", 45*time.Second, "load after the last pod is available (its cold start comes after its Ready)")
+		settle     = fs.Duration("settle", 5*time.Second, "pause between events")
+		propagate  = fs.Duration("propagation", def.Propagation, "endpoint change → load balancer (EndpointSlice + proxy)")
+		grace      = fs.Duration("grace", def.Grace, "terminationGracePeriodSeconds")
+		preStop    = fs.Duration("prestop", 0, "a sleep preStop hook on the broker container: its SIGTERM comes this long after the deletion")
+		minReady   = fs.Duration("min-ready", 0, "the StatefulSet's minReadySeconds")
+		initDelay  = fs.Duration("initial-delay", def.Broker.InitialDelay, "the broker readiness probe's initialDelaySeconds (the official chart: 60 s)")
+		slowStart  = fs.Duration("slowstart", rollout.DefaultSlowStart, "HAProxy slowstart of the *_slowstart arms")
+		calStep    = fs.Duration("calibration-step", 6*time.Second, "length of each closed-loop calibration step")
+		basePort   = fs.Int("base-port", rollout.DefaultBasePort, fmt.Sprintf("first port of the local cluster (it uses %d ports from there)", cluster.PortSpan))
+		rows       = fs.Int("bench-rows", 0, "rows of the benchmark table (0: 1,000,000)")
+		out        = fs.String("out", "results/rollout", "directory for <name>.json, <name>.md and <name>-<arm>.png")
+		name       = fs.String("name", "", "output base name (default latest; smoke with --smoke)")
+		workDir    = fs.String("work-dir", "", "keep the cluster, HAProxy, sidecar logs and raw traces here (default: a temp dir, removed)")
+		check      = fs.Bool("check", true, "fail when the output shows the tool did not work")
+		report     = fs.String("report", "", "re-render a study's <name>.md and timelines from its JSON (no cluster), then exit")
+	)
+	m.register(fs)
+	fs.Var(sidecarEnv, "sidecar-env", "extra WARMUP_NAME=value for the ON pods' sidecar (repeatable)")
+	var notes stringList
+	fs.Var(&notes, "note", "a sentence recorded in the study's notes, e.g. what else ran on the machine (repeatable)")
+	fs.Var(&levels, "calibration-levels", "closed-loop client counts of the calibration")
+	fs.Var(&fractions, "rate-fractions", "shares of the warm fleet's capacity tried open loop, lowest first")
+	if code, ok := parse(fs, args, stderr); !ok {
+		return code
+	}
+	if *report != "" {
+		return rolloutReport(*report, stdout, stderr)
+	}
+	mix, mixName, err := m.load()
+	if err != nil {
+		fmt.Fprintln(stderr, "rollout:", err)
+		return exitBadArgs
+	}
+	model := def
+	model.Propagation, model.Grace, model.PreStop, model.MinReady = *propagate, *grace, *preStop, *minReady
+	model.Broker.InitialDelay = *initDelay
+	cfg := rollout.Config{
+		Rollouts: *rollouts, ScaleOut: *scaleOut, JavaClient: *javaClient, JavaClientQPS: *javaQPS, Brokers: *brokers, Rate: *rate, RateFractions: fractions,
+		Warm: *warm, Steady: *steady, Tail: *tail, Settle: *settle, Timeout: *timeout, Mix: mix, MixName: mixName,
+		Model: model, SlowStart: *slowStart, SidecarEnv: sidecarEnv, BasePort: *basePort, BenchRows: *rows,
+		CalibrationLevels: levels, CalibrationStep: *calStep, WorkDir: *workDir, KeepWorkDir: *workDir != "",
+		Out: *out, Name: *name, Notes: notes, Command: "coldstart-bench rollout " + strings.Join(args, " "), Logger: log, Progress: nil,
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if set["arms"] || !*smoke {
+		cfg.Arms = strings.Split(*arms, ",")
+	}
+	if *smoke {
+		sm := rollout.Smoke(cfg)
+		sm.Name = cfg.Name
+		if sm.Name == "" {
+			sm.Name = "smoke"
+		}
+		cfg = sm
+	}
+	begin := time.Now()
+	s, err := rollout.RunStudy(ctx, cfg)
+	if s != nil && len(s.Arms) > 0 {
+		fmt.Fprintf(stdout, "%s\n%s\n", rollout.Table(s), rollout.Method(s))
+	}
+	if err != nil {
+		log.Error("rollout study failed", "error", err)
+		if *workDir == "" {
+			fmt.Fprintln(stderr, "(rerun with --work-dir DIR to keep the cluster, HAProxy and sidecar logs)")
+		}
+		return exitFailed
+	}
+	o := cfg.Outputs()
+	fmt.Fprintf(stdout, "Wrote %s, %s and %d timelines in %s.\n", o.JSON, o.Markdown, len(o.PNGs), time.Since(begin).Round(time.Second))
+	if *check {
+		if err := rollout.CheckStudy(s, cfg, o); err != nil {
+			fmt.Fprintf(stderr, "rollout: the study's output shows the tool did not work:\n%v\n", err)
+			return exitFailed
+		}
+	}
+	return exitOK
+}
+
+// stringList is a repeatable string flag.
+type stringList []string
+
+func (l *stringList) String() string { return strings.Join(*l, "; ") }
+
+func (l *stringList) Set(v string) error {
+	*l = append(*l, v)
+	return nil
+}
+
+// rolloutReport re-renders a rollout study's markdown and timelines from its JSON.
+func rolloutReport(path string, stdout, stderr io.Writer) int {
+	s, err := rollout.ReadStudy(path)
+	if err != nil {
+		fmt.Fprintln(stderr, "rollout:", err)
+		return exitFailed
+	}
+	dir, name := filepath.Split(path)
+	o, err := rollout.WriteResults(filepath.Clean(dir), strings.TrimSuffix(name, ".json"), s)
+	if err != nil {
+		fmt.Fprintln(stderr, "rollout:", err)
+		return exitFailed
+	}
+	fmt.Fprintf(stdout, "%s\nWrote %s and %d timelines.\n", rollout.Table(s), o.Markdown, len(o.PNGs))
+	return exitOK
+}

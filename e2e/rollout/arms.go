@@ -1,0 +1,56 @@
+package rollout
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Arms of the rollout study.
+const (
+	ArmOff         = "off"          // no sidecar: a pod is Ready on the broker's /health
+	ArmLBSlowStart = "lb_slowstart" // off + the balancer's slow start: the peers' ramp
+	ArmOnDefault   = "on_default"   // the sidecar with its defaults
+	ArmOnSlowStart = "on_slowstart" // both
+	ArmOnC1        = "on_c1"        // on_default + the broker on -XX:TieredStopAtLevel=1
+)
+
+// ArmOrder is every arm, in report order.
+var ArmOrder = []string{ArmOff, ArmLBSlowStart, ArmOnDefault, ArmOnSlowStart, ArmOnC1}
+
+// C1Opts is the broker JVM lever the README documents for the cold tail.
+var C1Opts = []string{"-XX:TieredStopAtLevel=1"}
+
+// DefaultSlowStart is the lb_slowstart ramp: HAProxy `slowstart 30s`.
+const DefaultSlowStart = 30 * time.Second
+
+// armSpec is what an arm changes: the sidecar, the balancer's ramp, the broker's JVM.
+type armSpec struct {
+	sidecar   bool
+	slowStart bool
+	brokerJVM []string
+}
+
+func specOf(arm string) (armSpec, error) {
+	switch arm {
+	case ArmOff:
+		return armSpec{}, nil
+	case ArmLBSlowStart:
+		return armSpec{slowStart: true}, nil
+	case ArmOnDefault:
+		return armSpec{sidecar: true}, nil
+	case ArmOnSlowStart:
+		return armSpec{sidecar: true, slowStart: true}, nil
+	case ArmOnC1:
+		return armSpec{sidecar: true, brokerJVM: C1Opts}, nil
+	}
+	return armSpec{}, fmt.Errorf("arm %q: want one of %s", arm, strings.Join(ArmOrder, ", "))
+}
+
+// sortArms puts arms in report order.
+func sortArms(arms []string) []string {
+	out := slices.Clone(arms)
+	slices.SortStableFunc(out, func(a, b string) int { return slices.Index(ArmOrder, a) - slices.Index(ArmOrder, b) })
+	return out
+}

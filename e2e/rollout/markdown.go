@@ -1,0 +1,211 @@
+package rollout
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/warmup-sidecar/warmup-sidecar/e2e/coldstart"
+)
+
+// Markdown is the study's report: the per-arm table, the method, each rollout's figures.
+func Markdown(s *Study, name string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Rolling restart of %d brokers behind a load balancer (Pinot %s)\n\n", s.Brokers, s.PinotVersion)
+	if s.Smoke {
+		b.WriteString("**SMOKE RUN: a shortened model and windows; it checks the tool, its figures measure nothing.**\n\n")
+	}
+	b.WriteString(Table(s))
+	b.WriteString("\n" + Method(s) + "\n")
+	for _, arm := range s.ArmNames() {
+		if png := name + "-" + arm + ".png"; worstRollout(s.Arms[arm].Rollouts) != nil {
+			fmt.Fprintf(&b, "\n![%s timeline](%s)\n", arm, png)
+		}
+	}
+	b.WriteString("\n## Every event\n\n")
+	b.WriteString("Bound: per pod, its termination + the later of the probe's initial delay and (broker start → healthy + the sidecar's budget, ON pods) + one probe period + the propagation + minReadySeconds; a rollout within it costs nothing beyond the broker's start, the budget and the model's delays.\n\n")
+	b.WriteString("| arm | event | failed (shutdown / start / other) | cancelled (shutdown / start / other) | steady p99 | worst 10 s p99 | duration (bound) | start → Ready per pod (→ healthy) | terminate per pod | load avg |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|---|---|\n")
+	for _, arm := range s.ArmNames() {
+		a := s.Arms[arm]
+		for _, r := range append(slices.Clone(a.Rollouts), a.ScaleOuts...) {
+			f, c := byPhase(r)
+			fmt.Fprintf(&b, "| %s | %s %d | %d (%s) | %d (%s) | %.0f ms | %.0f ms (%.1f×) | %.0f s (%.0f s) | %s | %s | %s |\n",
+				arm, r.Kind, r.N, r.Failed, f, r.Cancelled, c, r.Steady.P99Ms, r.Worst10sP99Ms, r.Worst10sRatio,
+				r.DurationSeconds, Bound(s, r), podReady(r), podTerminate(r), r.LoadAverage)
+		}
+	}
+	b.WriteString(javaSection(s))
+	for _, n := range s.Notes {
+		b.WriteString("\n- " + n)
+	}
+	b.WriteString("\n")
+	return b.String()
+}
+
+// Table is the per-arm summary: what the README leads with.
+func Table(s *Study) string {
+	var b strings.Builder
+	b.WriteString("| arm | rollouts | failed queries (per rollout) | cancelled queries (per rollout) | failed + cancelled at shutdown / at start (all rollouts) | failure rate (median) | worst 10 s p99 / steady p99 (median, min–max) | rollout duration | pod start → Ready |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|---|\n")
+	for _, arm := range s.ArmNames() {
+		rs := s.Arms[arm].Rollouts
+		if len(rs) == 0 {
+			fmt.Fprintf(&b, "| %s | 0 | not run | | | | | | |\n", arm)
+			continue
+		}
+		var failed, cancelled, rate, ratio, dur, ready []float64
+		var fs, cs []string
+		for _, r := range rs {
+			failed, cancelled = append(failed, float64(r.Failed)), append(cancelled, float64(r.Cancelled))
+			fs, cs = append(fs, fmt.Sprint(r.Failed)), append(cs, fmt.Sprint(r.Cancelled))
+			if r.Queries > 0 {
+				rate = append(rate, float64(r.Failed+r.Cancelled)/float64(r.Queries))
+			}
+			ratio = append(ratio, r.Worst10sRatio)
+			dur = append(dur, r.DurationSeconds)
+			for _, p := range r.Pods {
+				ready = append(ready, p.ReadySeconds)
+			}
+		}
+		phase := map[string]int{}
+		for _, r := range rs {
+			for _, p := range r.ByPhase {
+				phase[p.Phase] += p.Failed + p.Cancelled
+			}
+		}
+		fmt.Fprintf(&b, "| %s | %d | %s | %s | %d / %d | %s | %s | %s | %s |\n", arm, len(rs), strings.Join(fs, ", "), strings.Join(cs, ", "),
+			phase[PhaseShutdown], phase[PhaseStart], pct(median(rate)), ratioCell(ratio), secsCell(dur), secsCell(ready))
+	}
+	return b.String()
+}
+
+// Method says how the figures were made, in one paragraph.
+func Method(s *Study) string {
+	m := s.Model
+	return fmt.Sprintf("Method: a real Pinot %s cluster on loopback (ZooKeeper, controller, 2 servers, %d brokers, the %d-row bench table), "+
+		"%s; the brokers sit behind Debian's HAProxy (one backend, round robin per request, no retries) whose servers follow the "+
+		"Kubernetes endpoint model of docs/rollout-model.md: a pod is in the backend only while Ready (the kubelet's rule with the official "+
+		"chart's broker probe: initialDelay %.0f s, period %.0f s, timeout %.0f s, success %d, failure %d; ON pods also need the sidecar's "+
+		"/readyz under this chart's probe), a deleted pod leaves it %.0f s after its containers get SIGTERM (grace %.0f s, preStop %.0f s). "+
+		"Each rollout replaces the pods from the highest ordinal down like a StatefulSet RollingUpdate (minReadySeconds %.0f) under "+
+		"open-loop load of the %s mix at %.0f QPS through the balancer (%s), client timeout %.0f ms; failed = an error answer, "+
+		"cancelled = no answer within the timeout, counted from the first deletion to %.0f s after the last pod is available; steady p99 "+
+		"is the %.0f s before the first deletion; lb_slowstart is HAProxy `slowstart %.0fs`; on_c1 adds -XX:TieredStopAtLevel=1 to the broker. "+
+		"Arms interleaved, machine: %s.",
+		s.PinotVersion, s.Brokers, s.BenchRows, brokerJVM(s), m.BrokerProbe.InitialDelayS, m.BrokerProbe.PeriodS, m.BrokerProbe.TimeoutS,
+		m.BrokerProbe.Success, m.BrokerProbe.Failure, m.PropagationS, m.GraceS, m.PreStopS, m.MinReadyS, mixName(s), s.RateQPS,
+		rateSource(s), s.TimeoutMs, s.TailS, s.SteadyS, s.SlowStartS, s.Machine.String())
+}
+
+func brokerJVM(s *Study) string {
+	return "brokers on the official chart's JVM options (" + strings.Join(s.BrokerJVMOpts, " ") + ")"
+}
+
+func mixName(s *Study) string {
+	if s.Mix == "" {
+		return "queries-file"
+	}
+	return s.Mix
+}
+
+func rateSource(s *Study) string {
+	if s.Calibration == nil {
+		return "rate given"
+	}
+	return fmt.Sprintf("%.0f%% of the warm fleet's closed-loop capacity of %.0f QPS", s.Calibration.Fraction*100, s.Calibration.Capacity.QPS)
+}
+
+func byPhase(r *Result) (failed, cancelled string) {
+	f, c := map[string]int{}, map[string]int{}
+	for _, p := range r.ByPhase {
+		f[p.Phase] += p.Failed
+		c[p.Phase] += p.Cancelled
+	}
+	cell := func(m map[string]int) string {
+		return fmt.Sprintf("%d / %d / %d", m[PhaseShutdown], m[PhaseStart], m["other"])
+	}
+	return cell(f), cell(c)
+}
+
+func podReady(r *Result) string {
+	var parts []string
+	for _, p := range r.Pods {
+		parts = append(parts, fmt.Sprintf("%d: %.0f s (%.0f s)", p.Pod, p.ReadySeconds, p.HealthySeconds))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func podTerminate(r *Result) string {
+	var parts []string
+	for _, p := range r.Pods {
+		k := ""
+		if p.Killed {
+			k = " KILLED"
+		}
+		if p.TerminateSeconds > 0 {
+			parts = append(parts, fmt.Sprintf("%d: %.1f s%s", p.Pod, p.TerminateSeconds, k))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+func median(v []float64) float64 { return coldstart.Aggregate(v).Median }
+
+func pct(x float64) string { return fmt.Sprintf("%.2f %%", 100*x) }
+
+func ratioCell(v []float64) string {
+	a := coldstart.Aggregate(v)
+	return fmt.Sprintf("%.1f× (%.1f–%.1f)", a.Median, a.Min, a.Max)
+}
+
+func secsCell(v []float64) string {
+	a := coldstart.Aggregate(v)
+	return fmt.Sprintf("%.0f s (%.0f–%.0f)", a.Median, a.Min, a.Max)
+}
+
+// javaSection is the Java client's view of every event, when it ran.
+func javaSection(s *Study) string {
+	var b strings.Builder
+	for _, arm := range s.ArmNames() {
+		a := s.Arms[arm]
+		for _, r := range append(slices.Clone(a.Rollouts), a.ScaleOuts...) {
+			j := r.JavaClient
+			if j == nil {
+				continue
+			}
+			if b.Len() == 0 {
+				b.WriteString("\n## A client that picks brokers itself (Pinot's Java client, ZooKeeper selection)\n\n")
+				b.WriteString("Beside the balancer's load, the real pinot-java-client 1.5.1 (DynamicBrokerSelector over the broker resource's external view, e2e/zkclient) sent the same queries at a tenth of the rate. It never sees Kubernetes readiness: a broker is picked as soon as Helix lists it.\n\n")
+				b.WriteString("| arm | event | queries | to a pod not Ready | to a warming pod (healthy, not Ready) | failed | cancelled | p99 at warming pods | steady p99 | rollout p99 |\n")
+				b.WriteString("|---|---|---|---|---|---|---|---|---|---|\n")
+			}
+			wp := 0.0
+			if w := j.ByState[StateWarming]; w != nil {
+				wp = w.P99Ms
+			}
+			fmt.Fprintf(&b, "| %s | %s %d | %d | %d (%s) | %d (%s) | %d | %d | %.0f ms | %.0f ms | %.0f ms |\n", arm, r.Kind, r.N, j.Queries,
+				j.NotReady, pct(j.NotReadyShare), j.Warming, pct(j.WarmingShare), j.Failed, j.Cancelled, wp, j.SteadyP99Ms, j.RolloutP99Ms)
+		}
+	}
+	return b.String()
+}
+
+// Bound is what a rollout may cost by the issue's target: per re-created pod, its termination, the
+// later of the broker probe's initial delay and its start → healthy plus the sidecar's budget (ON
+// arms), one probe period of granularity, the propagation and minReadySeconds.
+func Bound(s *Study, r *Result) float64 {
+	budget := 0.0
+	if spec, err := specOf(r.Arm); err == nil && spec.sidecar {
+		if d, err := time.ParseDuration(strings.Fields(s.SidecarBudget + " ")[0]); err == nil {
+			budget = d.Seconds()
+		}
+	}
+	m := s.Model
+	total := 0.0
+	for _, p := range r.Pods {
+		total += p.TerminateSeconds + max(m.BrokerProbe.InitialDelayS, p.HealthySeconds+budget) + m.BrokerProbe.PeriodS + m.PropagationS + m.MinReadyS
+	}
+	return total
+}

@@ -1,0 +1,140 @@
+package rollout
+
+import (
+	"time"
+
+	"github.com/warmup-sidecar/warmup-sidecar/e2e/coldstart"
+)
+
+// Result is one measured event: a rollout of the whole fleet, or one scale-out.
+type Result struct {
+	Arm       string    `json:"arm"`
+	N         int       `json:"n"`    // the arm's rollout number, from 1
+	Kind      string    `json:"kind"` // "rollout" or "scale_out"
+	StartedAt time.Time `json:"started_at"`
+	// Failed are queries answered with an error (or a transport failure), Cancelled those with
+	// no answer within the client timeout, over the rollout window (first deletion → end of load).
+	Queries       int     `json:"queries"`
+	Failed        int     `json:"failed"`
+	Cancelled     int     `json:"cancelled"`
+	FailedRate    float64 `json:"failed_rate"`
+	CancelledRate float64 `json:"cancelled_rate"`
+	// ByPhase splits them by pod and phase (shutdown / start; "other" outside every span).
+	ByPhase []PhaseCount `json:"by_phase"`
+	// SteadyFailed, SteadyCancelled: the warm fleet's, before the first deletion (want 0).
+	SteadyFailed    int                   `json:"steady_failed"`
+	SteadyCancelled int                   `json:"steady_cancelled"`
+	Steady          coldstart.WindowStats `json:"steady"`
+	Rollout         coldstart.WindowStats `json:"rollout"`
+	// Worst10sP99Ms is the highest p99 of any 10 s window of the rollout window; Ratio is it
+	// over the steady p99.
+	Worst10sP99Ms     float64 `json:"worst_10s_p99_ms"`
+	Worst10sAtSeconds float64 `json:"worst_10s_at_s"` // from the first deletion
+	Worst10sRatio     float64 `json:"worst_10s_ratio"`
+	// DurationSeconds: first deletion (or the scale-out's creation) → last pod available.
+	DurationSeconds float64    `json:"duration_s"`
+	Pods            []PodTimes `json:"pods"`
+	// Seconds is the whole load second by second (for the timeline; t_s from the load's start).
+	Seconds []Second `json:"seconds"`
+	// States are each pod's states on the Seconds clock.
+	States []StateSpan `json:"states"`
+	// RolloutStartSeconds places the first deletion on the Seconds clock.
+	RolloutStartSeconds float64 `json:"rollout_start_s"`
+	LoadAverage         string  `json:"load_average"` // the machine's, before the event
+	// JavaClient: the queries of the client that picks brokers itself (Config.JavaClient).
+	JavaClient *JavaClient `json:"java_client,omitempty"`
+}
+
+// Arm holds one arm's events.
+type Arm struct {
+	Rollouts  []*Result `json:"rollouts"`
+	ScaleOuts []*Result `json:"scale_outs,omitempty"`
+}
+
+// Study is the whole rollout study: the JSON of results/rollout/.
+type Study struct {
+	PinotVersion string                 `json:"pinot_version"`
+	Brokers      int                    `json:"brokers"`
+	BenchRows    int                    `json:"bench_rows"`
+	RateQPS      float64                `json:"rate_qps"`
+	Calibration  *coldstart.Calibration `json:"calibration,omitempty"`
+	Mix          string                 `json:"mix,omitempty"`
+	Queries      coldstart.Mix          `json:"queries"`
+	TimeoutMs    float64                `json:"timeout_ms"`
+	Model        ModelJSON              `json:"model"`
+	SlowStartS   float64                `json:"lb_slowstart_s"`
+	// WarmS, SteadyS, TailS: the load before the steady window, the steady window, and the load
+	// after the last pod became available.
+	WarmS         float64           `json:"warm_s"`
+	SteadyS       float64           `json:"steady_s"`
+	TailS         float64           `json:"tail_s"`
+	SidecarBudget string            `json:"sidecar_budget"`
+	BrokerJVMOpts []string          `json:"broker_jvm_opts"`
+	Arms          map[string]*Arm   `json:"arms"`
+	Machine       coldstart.Machine `json:"machine"`
+	Notes         []string          `json:"notes,omitempty"`
+	Command       string            `json:"command,omitempty"`
+	Smoke         bool              `json:"smoke,omitempty"`
+	StartedAt     time.Time         `json:"started_at"`
+	FinishedAt    time.Time         `json:"finished_at,omitzero"`
+}
+
+// ModelJSON is the model in seconds, for the record.
+type ModelJSON struct {
+	BrokerProbe  ProbeJSON `json:"broker_probe"`
+	SidecarProbe ProbeJSON `json:"sidecar_probe"`
+	PropagationS float64   `json:"propagation_s"`
+	GraceS       float64   `json:"termination_grace_s"`
+	PreStopS     float64   `json:"prestop_s"`
+	MinReadyS    float64   `json:"min_ready_s"`
+}
+
+// ProbeJSON is a Probe in seconds.
+type ProbeJSON struct {
+	InitialDelayS float64 `json:"initial_delay_s"`
+	PeriodS       float64 `json:"period_s"`
+	TimeoutS      float64 `json:"timeout_s"`
+	Success       int     `json:"success"`
+	Failure       int     `json:"failure"`
+}
+
+func probeJSON(p Probe) ProbeJSON {
+	return ProbeJSON{p.InitialDelay.Seconds(), p.Period.Seconds(), p.Timeout.Seconds(), p.Success, p.Failure}
+}
+
+func modelJSON(m Model) ModelJSON {
+	return ModelJSON{BrokerProbe: probeJSON(m.Broker), SidecarProbe: probeJSON(m.Sidecar), PropagationS: m.Propagation.Seconds(),
+		GraceS: m.Grace.Seconds(), PreStopS: m.PreStop.Seconds(), MinReadyS: m.MinReady.Seconds()}
+}
+
+// ArmNames lists the study's arms in report order.
+func (s *Study) ArmNames() []string {
+	var names []string
+	for a := range s.Arms {
+		names = append(names, a)
+	}
+	return sortArms(names)
+}
+
+// summarise turns one event's trace and timeline into its Result.
+func summarise(arm string, n int, kind string, tr *coldstart.Trace, events []Event, b Bounds) *Result {
+	res := &Result{Arm: arm, N: n, Kind: kind, StartedAt: tr.Start.Add(b.Rollout.Start)}
+	res.Steady = coldstart.Stats(tr, b.Steady)
+	res.SteadyFailed, res.SteadyCancelled = res.Steady.Errors, res.Steady.Cancelled
+	res.Rollout = coldstart.Stats(tr, b.Rollout)
+	res.Queries, res.Failed, res.Cancelled = res.Rollout.Queries, res.Rollout.Errors, res.Rollout.Cancelled
+	res.FailedRate, res.CancelledRate = res.Rollout.ErrorRate, res.Rollout.CancelRate
+	segs := segments(events, tr.Start, b, tr.Timeout)
+	res.ByPhase = phaseCounts(tr, segs, b)
+	p99, at := worstP99(tr, b.Rollout)
+	res.Worst10sP99Ms, res.Worst10sAtSeconds = p99, (at - b.Rollout.Start).Seconds()
+	if res.Steady.P99Ms > 0 {
+		res.Worst10sRatio = p99 / res.Steady.P99Ms
+	}
+	res.DurationSeconds = (b.Done - b.Rollout.Start).Seconds()
+	res.Pods = podTimes(events, tr.Start, b)
+	res.Seconds = perSecond(tr, b.Rollout.End)
+	res.RolloutStartSeconds = b.Rollout.Start.Seconds()
+	res.States = stateSpans(events, tr.Start, b.Rollout.End)
+	return res
+}

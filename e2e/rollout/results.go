@@ -1,0 +1,86 @@
+package rollout
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/warmup-sidecar/warmup-sidecar/e2e/coldstart"
+)
+
+// raw is one event's trace and timeline, kept in the work dir for re-analysis.
+type raw struct {
+	Trace  *coldstart.Trace `json:"trace"`
+	Events []Event          `json:"events"`
+}
+
+func (e *env) saveRaw(tag string, tr *coldstart.Trace, events []Event) error {
+	dir := filepath.Join(e.work, "raw")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("save raw %s: %w", tag, err)
+	}
+	return coldstart.WriteJSON(filepath.Join(dir, "rollout-"+tag+".json"), raw{Trace: tr, Events: events})
+}
+
+// Outputs are the files a study wrote.
+type Outputs struct {
+	JSON, Markdown string
+	PNGs           []string
+}
+
+// write rewrites <Out>/<Name>.json, .md and one timeline PNG per arm from the results so far.
+func (e *env) write() error {
+	_, err := WriteResults(e.cfg.Out, e.cfg.Name, e.study)
+	return err
+}
+
+// WriteResults writes s as <dir>/<name>.json, <name>.md and <name>-<arm>.png (each arm's
+// timeline: its rollout with the most failed + cancelled queries, the first on a tie).
+func WriteResults(dir, name string, s *Study) (Outputs, error) {
+	o := Outputs{JSON: filepath.Join(dir, name+".json"), Markdown: filepath.Join(dir, name+".md")}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return o, fmt.Errorf("results: %w", err)
+	}
+	if err := coldstart.WriteJSON(o.JSON, s); err != nil {
+		return o, err
+	}
+	for _, arm := range s.ArmNames() {
+		r := worstRollout(s.Arms[arm].Rollouts)
+		if r == nil {
+			continue
+		}
+		png := filepath.Join(dir, name+"-"+arm+".png")
+		if err := WriteTimeline(png, r, s); err != nil {
+			return o, err
+		}
+		o.PNGs = append(o.PNGs, png)
+	}
+	if err := os.WriteFile(o.Markdown, []byte(Markdown(s, filepath.Base(name))), 0o644); err != nil {
+		return o, fmt.Errorf("results: %w", err)
+	}
+	return o, nil
+}
+
+// ReadStudy reads a study's JSON.
+func ReadStudy(path string) (*Study, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read study: %w", err)
+	}
+	var s Study
+	if err := json.Unmarshal(b, &s); err != nil {
+		return nil, fmt.Errorf("read study %s: %w", path, err)
+	}
+	return &s, nil
+}
+
+func worstRollout(rs []*Result) *Result {
+	var w *Result
+	for _, r := range rs {
+		if w == nil || r.Failed+r.Cancelled > w.Failed+w.Cancelled {
+			w = r
+		}
+	}
+	return w
+}

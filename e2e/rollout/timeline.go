@@ -1,0 +1,123 @@
+package rollout
+
+import (
+	"slices"
+	"sync"
+	"time"
+)
+
+// Kind is what happened to a pod.
+type Kind string
+
+const (
+	// KindDeleted: the pod was deleted; its containers got SIGTERM (the broker after its preStop)
+	// and its endpoint started leaving the Service.
+	KindDeleted Kind = "deleted"
+	// KindExited: every container of the deleted pod has exited (Killed: some only by SIGKILL).
+	KindExited Kind = "exited"
+	KindKilled Kind = "killed"
+	// KindCreated: the new pod's containers were started (sidecar, then broker).
+	KindCreated Kind = "created"
+	// KindHealthy: the broker's /health first answered 200 (polled every 200 ms by the harness,
+	// not the kubelet): the broker is up and routes every table.
+	KindHealthy Kind = "healthy"
+	// KindWarm: the sidecar's /readyz first answered 200 (ON pods; polled like KindHealthy).
+	KindWarm Kind = "warm"
+	// KindReady / KindNotReady: the kubelet's verdict on the pod (every container's readiness
+	// probe, model.go).
+	KindReady    Kind = "ready"
+	KindNotReady Kind = "not_ready"
+	// KindInService / KindOutOfService: the load balancer started / stopped sending new requests
+	// to the broker (the endpoint change after the propagation delay).
+	KindInService    Kind = "in_service"
+	KindOutOfService Kind = "out_of_service"
+)
+
+// Event is one thing that happened to one pod.
+type Event struct {
+	At     time.Time `json:"at"`
+	Pod    int       `json:"pod"`    // ordinal
+	Broker string    `json:"broker"` // the broker's query host:port
+	Kind   Kind      `json:"kind"`
+}
+
+// State is a pod's place in its life, for timelines.
+type State string
+
+const (
+	StateAbsent      State = "absent"      // no pod (before a scale-out, between exit and re-creation)
+	StateTerminating State = "terminating" // deleted, containers still running
+	StateStarting    State = "starting"    // created, broker not yet healthy
+	StateWarming     State = "warming"     // broker healthy, pod not yet Ready (sidecar warming, or the kubelet not yet probing)
+	StateReady       State = "ready"       // pod Ready
+)
+
+// Timeline is every pod event, in order. Safe for concurrent use.
+type Timeline struct {
+	mu     sync.Mutex
+	events []Event
+}
+
+func (t *Timeline) add(e Event) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.events = append(t.events, e)
+}
+
+// Events is a copy of every event so far, in time order.
+func (t *Timeline) Events() []Event {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	out := slices.Clone(t.events)
+	slices.SortStableFunc(out, func(a, b Event) int { return a.At.Compare(b.At) })
+	return out
+}
+
+// StateAt is the state of the pod serving broker (host:port) at instant at, from events: what a
+// client's query sent to that broker at that instant met. Part of the contract for clients that
+// pick brokers themselves (the Java client's ZooKeeper selection).
+func StateAt(events []Event, broker string, at time.Time) State {
+	s := StateAbsent
+	for _, e := range events {
+		if e.Broker != broker || e.At.After(at) {
+			continue
+		}
+		s = next(s, e.Kind)
+	}
+	return s
+}
+
+// next is the state after event kind.
+func next(s State, k Kind) State {
+	switch k {
+	case KindDeleted:
+		return StateTerminating
+	case KindExited, KindKilled:
+		return StateAbsent
+	case KindCreated:
+		return StateStarting
+	case KindHealthy:
+		if s == StateStarting {
+			return StateWarming
+		}
+	case KindReady:
+		if s != StateTerminating && s != StateAbsent {
+			return StateReady
+		}
+	case KindNotReady:
+		if s == StateReady {
+			return StateWarming
+		}
+	}
+	return s
+}
+
+// first is the first event of kind for pod at or after from (zero time if none).
+func first(events []Event, pod int, kind Kind, from time.Time) time.Time {
+	for _, e := range events {
+		if e.Pod == pod && e.Kind == kind && !e.At.Before(from) {
+			return e.At
+		}
+	}
+	return time.Time{}
+}

@@ -83,6 +83,7 @@ func startZooKeeper(t *testing.T, lib string) string {
 		t.Fatal(err)
 	}
 	cmd.Stdout, cmd.Stderr = log, log
+	cmd.Dir = dir // Pinot's bundled log4j2 config writes logs/ under the working dir
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -182,6 +183,7 @@ func zkCLI(t *testing.T, lib, zk string, cmds ...string) {
 	t.Helper()
 	cmd := exec.CommandContext(t.Context(), "java", "-Xmx64m", "-XX:TieredStopAtLevel=1", "-cp", filepath.Join(lib, "*"),
 		"org.apache.zookeeper.ZooKeeperMain", "-server", zk)
+	cmd.Dir = t.TempDir() // Pinot's bundled log4j2 config writes logs/ under the working dir
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)

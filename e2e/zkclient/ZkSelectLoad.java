@@ -80,6 +80,11 @@ public final class ZkSelectLoad {
     properties.setProperty("brokerReadTimeoutMs", Long.toString(timeoutMs));
     _transport = new JsonAsyncHttpPinotClientTransportFactory().withConnectionProperties(properties).buildTransport();
     _selector = new DynamicBrokerSelector(required(args, "--zk"));
+    // Resolve every query's tables before the schedule's start: the first parse loads the SQL
+    // parser (seconds on a busy machine), which would otherwise hold the first arrivals back.
+    for (String q : _queries) {
+      tablesOf(q);
+    }
 
     Instant now = Instant.now();
     _startNano = System.nanoTime();
@@ -119,43 +124,47 @@ public final class ZkSelectLoad {
       if (_stopping) {
         return;
       }
-      send(i, _queries.get((int) (i % _queries.size())));
+      send(i, due, _queries.get((int) (i % _queries.size())));
     }
   }
 
-  private void send(long index, String sql) {
-    String[] tables = _tables.computeIfAbsent(sql, q -> Optional.ofNullable(Connection.resolveTableName(q))).orElse(null);
-    String broker = _selector.selectBroker(tables);
+  private String[] tablesOf(String sql) {
+    return _tables.computeIfAbsent(sql, q -> Optional.ofNullable(Connection.resolveTableName(q))).orElse(null);
+  }
+
+  private void send(long index, long due, String sql) {
+    String broker = _selector.selectBroker(tablesOf(sql));
     long sent = System.nanoTime();
     if (broker == null) {
       // Connection.executeAsync throws PinotClientException("Could not find broker ...") here.
-      record(index, sent, null, 0, "no broker: the selector has no ONLINE broker for the query's tables", false);
+      record(index, due, sent, null, 0, "no broker: the selector has no ONLINE broker for the query's tables", false);
       return;
     }
     _inFlight.incrementAndGet();
     try {
       _transport.executeQueryAsync(broker, sql).whenComplete((response, failure) -> {
         long latency = System.nanoTime() - sent;
-        finish(index, sent, broker, latency, response, failure);
+        finish(index, due, sent, broker, latency, response, failure);
         _inFlight.decrementAndGet();
       });
     } catch (RuntimeException e) {
       _inFlight.decrementAndGet();
-      finish(index, sent, broker, System.nanoTime() - sent, null, e);
+      finish(index, due, sent, broker, System.nanoTime() - sent, null, e);
     }
   }
 
-  private void finish(long index, long sent, String broker, long latency, BrokerResponse response, Throwable failure) {
+  private void finish(long index, long due, long sent, String broker, long latency, BrokerResponse response,
+      Throwable failure) {
     Throwable cause = unwrap(failure);
     // A round trip beyond the timeout is a cancellation even if an answer squeezed in.
     if (cause instanceof TimeoutException || latency >= _timeoutNs) {
-      record(index, sent, broker, Math.min(latency, _timeoutNs), null, true);
+      record(index, due, sent, broker, Math.min(latency, _timeoutNs), null, true);
     } else if (cause != null) {
-      record(index, sent, broker, latency, cause.getClass().getSimpleName() + ": " + cause.getMessage(), false);
+      record(index, due, sent, broker, latency, cause.getClass().getSimpleName() + ": " + cause.getMessage(), false);
     } else if (response.hasExceptions()) {
-      record(index, sent, broker, latency, "exceptions: " + response.getExceptions(), false);
+      record(index, due, sent, broker, latency, "exceptions: " + response.getExceptions(), false);
     } else {
-      record(index, sent, broker, latency, null, false);
+      record(index, due, sent, broker, latency, null, false);
     }
   }
 
@@ -166,9 +175,11 @@ public final class ZkSelectLoad {
     return t;
   }
 
-  private void record(long index, long sentNano, String broker, long latency, String err, boolean cancelled) {
+  private void record(long index, long dueNano, long sentNano, String broker, long latency, String err,
+      boolean cancelled) {
     ObjectNode line = JSON.createObjectNode();
     line.put("i", index);
+    line.put("due_ns", _startEpochNs + (dueNano - _startNano));
     line.put("sent_ns", _startEpochNs + (sentNano - _startNano));
     if (broker != null) {
       line.put("broker", broker);

@@ -280,7 +280,11 @@ func (c *Client) Stop() ([]Record, error) {
 		if c.stopErr == nil && c.waitErr != nil && !signalled(c.waitErr) {
 			c.stopErr = fmt.Errorf("zkclient: java exited: %v; log:\n%s", c.waitErr, tail(filepath.Join(c.work, "zkclient.log"), 30))
 		}
-		c.log.Info("zkclient stopped", "records", len(c.records))
+		var lag time.Duration
+		for _, r := range c.records {
+			lag = max(lag, r.Sent.Sub(r.Due))
+		}
+		c.log.Info("zkclient stopped", "records", len(c.records), "max_generator_lag", lag)
 		c.removeWork()
 	})
 	return c.records, c.stopErr

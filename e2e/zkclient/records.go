@@ -13,7 +13,10 @@ import (
 type Record struct {
 	// Index is the arrival's number (the query was Options.Queries[Index % len]).
 	Index int
-	Sent  time.Time
+	// Due is when the open-loop schedule wanted it sent, Sent when it was: Sent-Due is the
+	// generator's own lag (the machine is shared: watch it).
+	Due  time.Time
+	Sent time.Time
 	// Broker is the host:port the selector picked; empty when it had none to pick.
 	Broker  string
 	Latency time.Duration
@@ -35,6 +38,7 @@ type Selection struct {
 
 type recordLine struct {
 	Index     int    `json:"i"`
+	DueNs     int64  `json:"due_ns"`
 	SentNs    int64  `json:"sent_ns"`
 	Broker    string `json:"broker"`
 	LatencyNs int64  `json:"latency_ns"`
@@ -58,7 +62,7 @@ func readRecords(r io.Reader) ([]Record, error) {
 		if l.SentNs <= 0 || l.LatencyNs < 0 {
 			return fmt.Errorf("record line %d: sent_ns %d, latency_ns %d: want > 0 and ≥ 0", n, l.SentNs, l.LatencyNs)
 		}
-		out = append(out, Record{Index: l.Index, Sent: time.Unix(0, l.SentNs), Broker: l.Broker,
+		out = append(out, Record{Index: l.Index, Due: time.Unix(0, l.DueNs), Sent: time.Unix(0, l.SentNs), Broker: l.Broker,
 			Latency: time.Duration(l.LatencyNs), Err: l.Err, Cancelled: l.Cancelled})
 		return nil
 	})

@@ -303,6 +303,10 @@ func TestBrokerDiesMidWarmupRestartsTheCycle(t *testing.T) {
 	if h.sup.Gate.IsOpen() || h.runs(prober.OutcomeFailed) != 1 {
 		t.Fatalf("open=%v failed runs=%v", h.sup.Gate.IsOpen(), h.runs(prober.OutcomeFailed))
 	}
+	// /status says why in the broker's terms, not the budget's.
+	if st := h.sup.Board.Snapshot(h.sup.Gate); !strings.Contains(st.ExitReason, "broker went away") || strings.Contains(st.ExitReason, "budget") {
+		t.Fatalf("exit_reason %q, want the broker's going away", st.ExitReason)
+	}
 }
 
 func TestDisabledIsPassThrough(t *testing.T) {

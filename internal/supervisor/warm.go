@@ -60,6 +60,8 @@ func (s *Supervisor) warmOnce(ctx context.Context, lt *lifetime) runEnd {
 	}
 	if end.why != "" {
 		end.rep.Outcome, end.rep.Err = prober.OutcomeFailed, fmt.Errorf("%w (%s)", errBrokerGone, end.why)
+		// The prober's own reason ("budget ran out ...") is about a run the broker cut short.
+		end.rep.Reason = "the broker went away before the run had its outcome; a new run starts when it is back"
 	}
 	end.level = s.level(lt, end.rep)
 	s.finish(end, start)

@@ -45,4 +45,3 @@ func TestSupervisorDefaultModeOpensOnSchemaShapes(t *testing.T) {
 		t.Errorf("engines %+v: want the multi-stage share met", st.Engines)
 	}
 }
-

@@ -23,7 +23,33 @@ type logObserver struct {
 
 func newLogObserver(l *slog.Logger) *logObserver { return &logObserver{log: l} }
 
-func (o *logObserver) Planned(p prober.Plan) {
+// Observe logs the events worth a line; a JIT reading is not one (readings
+// come every 500 ms and /status shows the last), nor are the floors' split
+// and a shape's window (/status and the metrics show them).
+func (o *logObserver) Observe(e prober.Event) {
+	switch e.Kind {
+	case prober.KindPlanned:
+		o.planned(e.Plan)
+	case prober.KindPlanRetry:
+		o.planRetry(e.Err)
+	case prober.KindProbed:
+		o.probed(e)
+	case prober.KindDropped:
+		o.queryDropped(e.SQL, e.Reason)
+	case prober.KindPaced:
+		o.paced(e.Table, e.Quota, e.Rate)
+	case prober.KindJITUnavailable:
+		o.jitUnavailable(e.Err)
+	case prober.KindJITReadFailed:
+		o.jitReadFailed(e.Err, e.InARow)
+	case prober.KindEngineFound:
+		o.engineFound(e.Engine)
+	case prober.KindEngineWarm:
+		o.engineWarm(e.MultiStage, e.Lent)
+	}
+}
+
+func (o *logObserver) planned(p prober.Plan) {
 	o.generated.Store(!p.Custom)
 	if p.Custom {
 		o.log.Info("plan", "mode", "custom queries", "queries", p.Queries)
@@ -53,7 +79,7 @@ func (o *logObserver) Planned(p prober.Plan) {
 	}
 }
 
-func (o *logObserver) PlanRetry(err error) {
+func (o *logObserver) planRetry(err error) {
 	// Log a retry only when its reason changes: retries come every few 100 ms.
 	msg := err.Error()
 	if prev := o.lastRetry.Swap(&msg); prev != nil && *prev == msg {
@@ -62,7 +88,7 @@ func (o *logObserver) PlanRetry(err error) {
 	o.log.Warn("no warmup plan yet, retrying within the budget", "error", msg)
 }
 
-func (o *logObserver) Probed(e prober.ProbeEvent) {
+func (o *logObserver) probed(e prober.Event) {
 	switch e.Result.Class {
 	case pinot.Unauthorized:
 		if !o.unauthorized.Swap(true) {
@@ -74,7 +100,7 @@ func (o *logObserver) Probed(e prober.ProbeEvent) {
 	}
 }
 
-func (o *logObserver) QueryDropped(sql, reason string) {
+func (o *logObserver) queryDropped(sql, reason string) {
 	what := "custom query"
 	if o.generated.Load() {
 		what = "generated probe"
@@ -89,35 +115,32 @@ func (o *logObserver) QueryDropped(sql, reason string) {
 	o.log.Warn(what+" dropped: "+why, "sql", sql, "reason", reason)
 }
 
-// Paced says once per run that a table's query quota holds the probes back.
-func (o *logObserver) Paced(table string, quota, rate float64) {
+// paced says once per run that a table's query quota holds the probes back.
+func (o *logObserver) paced(table string, quota, rate float64) {
 	o.log.Info("pacing probes under the table's query quota", "table", table,
 		"quota_qps", quota, "probe_qps", rate)
 }
 
-// JITUnavailable says once per run why the JIT signal is ignored: its readings
+// jitUnavailable says once per run why the JIT signal is ignored: its readings
 // failed too many times in a row, and the run does not read again.
-func (o *logObserver) JITUnavailable(err error) {
+func (o *logObserver) jitUnavailable(err error) {
 	o.log.Warn("broker JVM metrics unavailable: the JIT compile rate is ignored for this run", "error", err.Error())
 }
 
-// JITReadFailed says at debug that a reading failed and the next tick reads
+// jitReadFailed says at debug that a reading failed and the next tick reads
 // again: the last readings stand meanwhile.
-func (o *logObserver) JITReadFailed(err error, inARow int) {
+func (o *logObserver) jitReadFailed(err error, inARow int) {
 	o.log.Debug("broker JVM metrics reading failed: keeping the last readings", "error", err.Error(), "failed_in_a_row", inARow)
 }
 
-// JITRead logs nothing: readings come every 500 ms and /status shows the last.
-func (o *logObserver) JITRead(prober.JITState) {}
-
-// EngineFound says once per run what the run found of the multi-stage engine.
-func (o *logObserver) EngineFound(e prober.Engine) {
+// engineFound says once per run what the run found of the multi-stage engine.
+func (o *logObserver) engineFound(e prober.Engine) {
 	o.log.Info("multi-stage engine", "probed", e.MultiStage, "found", e.Found)
 }
 
-// EngineWarm says once per run and engine that its probes have what the exit
+// engineWarm says once per run and engine that its probes have what the exit
 // rule asks of them, so its other workers now probe the engine still warming.
-func (o *logObserver) EngineWarm(multiStage bool, lent int) {
+func (o *logObserver) engineWarm(multiStage bool, lent int) {
 	engine := "single-stage"
 	if multiStage {
 		engine = "multi-stage"

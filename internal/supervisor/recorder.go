@@ -17,8 +17,36 @@ type Recorder struct {
 
 var _ prober.Observer = Recorder{}
 
-// Planned records the targets and, for the default probe, the coverage.
-func (r Recorder) Planned(p prober.Plan) {
+// Observe records one event of the run.
+func (r Recorder) Observe(e prober.Event) {
+	switch e.Kind {
+	case prober.KindPlanned:
+		r.planned(e.Plan)
+	case prober.KindPlanRetry:
+		r.planRetry(e.Err)
+	case prober.KindProbed:
+		r.probed(e)
+	case prober.KindDropped:
+		r.queryDropped(e.SQL, e.Reason)
+	case prober.KindShapeWindow:
+		r.shapeWindow(e.Shape)
+	case prober.KindJITRead:
+		r.jitRead(e.JIT)
+	case prober.KindJITReadFailed:
+		r.jitReadFailed(e.Err, e.InARow)
+	case prober.KindJITUnavailable:
+		r.jitUnavailable(e.Err)
+	case prober.KindEngineFound:
+		r.engineFound(e.Engine)
+	case prober.KindEngineFloors:
+		r.engineFloors(e.Floors)
+	case prober.KindEngineWarm:
+		r.engineWarm(e.MultiStage, e.Lent)
+	}
+}
+
+// planned records the targets and, for the default probe, the coverage.
+func (r Recorder) planned(p prober.Plan) {
 	if p.Coverage != nil {
 		r.M.SetUncovered(len(p.Coverage.Uncovered))
 	}
@@ -40,19 +68,19 @@ func (r Recorder) Planned(p prober.Plan) {
 	})
 }
 
-// EngineFound records what the run found of the multi-stage engine: the plan
+// engineFound records what the run found of the multi-stage engine: the plan
 // may be reported before the engine answers.
-func (r Recorder) EngineFound(e prober.Engine) {
+func (r Recorder) engineFound(e prober.Engine) {
 	r.Board.Update(func(s *Status) { s.MultiStage = &e })
 }
 
-// PlanRetry records why no plan exists yet.
-func (r Recorder) PlanRetry(err error) {
+// planRetry records why no plan exists yet.
+func (r Recorder) planRetry(err error) {
 	r.Board.Update(func(s *Status) { s.LastError = err.Error() })
 }
 
-// Probed counts a probe.
-func (r Recorder) Probed(e prober.ProbeEvent) {
+// probed counts a probe.
+func (r Recorder) probed(e prober.Event) {
 	if e.Step == prober.StepNoScatter {
 		r.Board.Update(func(s *Status) { s.NoScatterProbes++ })
 		return
@@ -78,8 +106,8 @@ func (r Recorder) Probed(e prober.ProbeEvent) {
 	})
 }
 
-// QueryDropped records a query the run stopped sending, with why.
-func (r Recorder) QueryDropped(sql, reason string) {
+// queryDropped records a query the run stopped sending, with why.
+func (r Recorder) queryDropped(sql, reason string) {
 	r.Board.Update(func(s *Status) {
 		s.DroppedQueries = append(s.DroppedQueries, Dropped{SQL: sql, Shape: s.shapeOf[sql], Reason: reason})
 	})

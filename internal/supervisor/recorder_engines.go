@@ -20,18 +20,13 @@ type EngineStatus struct {
 	WorkersLent int `json:"workers_lent"`
 }
 
-var (
-	_ prober.FloorObserver = Recorder{}
-	_ prober.LendObserver  = Recorder{}
-)
-
-// EngineFloors records each engine's share of the floor. An engine the plan no
+// engineFloors records each engine's share of the floor. An engine the plan no
 // longer probes (a broker without the multi-stage engine) leaves /status unless
 // it was already probed.
-func (r Recorder) EngineFloors(multiStage, singleStage int64) {
+func (r Recorder) engineFloors(f prober.Floors) {
 	r.Board.Update(func(s *Status) {
-		setFloorShare(s, EngineSingleStage, singleStage)
-		setFloorShare(s, EngineMultiStage, multiStage)
+		setFloorShare(s, EngineSingleStage, f.SingleStage)
+		setFloorShare(s, EngineMultiStage, f.MultiStage)
 	})
 }
 
@@ -45,8 +40,8 @@ func setFloorShare(s *Status, engine string, share int64) {
 	s.engine(engine, e)
 }
 
-// EngineWarm records how many workers the warm engine lends to the other.
-func (r Recorder) EngineWarm(multiStage bool, lent int) {
+// engineWarm records how many workers the warm engine lends to the other.
+func (r Recorder) engineWarm(multiStage bool, lent int) {
 	r.Board.Update(func(s *Status) {
 		name := engineLabel(multiStage)
 		e := s.Engines[name]

@@ -24,12 +24,12 @@ func (f *fixture) status(t *testing.T) Status {
 	return s
 }
 
-func probe(multiStage, ok bool) prober.ProbeEvent {
+func probe(multiStage, ok bool) prober.Event {
 	res := pinot.Result{Class: pinot.Success}
 	if !ok {
 		res = pinot.Result{Class: pinot.Transient, Message: "probe timed out"}
 	}
-	return prober.ProbeEvent{SQL: "q", Step: prober.StepProbe, Result: res, Latency: time.Millisecond, MultiStage: multiStage}
+	return prober.Event{Kind: prober.KindProbed, SQL: "q", Step: prober.StepProbe, Result: res, Latency: time.Millisecond, MultiStage: multiStage}
 }
 
 // /status says, per engine, how far the run is toward that engine's share of the
@@ -43,16 +43,16 @@ func TestStatusShowsEachEnginesProgress(t *testing.T) {
 		t.Errorf("before the plan: engines %+v, want none", s.Engines)
 	}
 
-	obs.EngineFloors(40, 60)
+	obs.Observe(prober.Event{Kind: prober.KindEngineFloors, Floors: prober.Floors{MultiStage: 40, SingleStage: 60}})
 	for range 60 {
-		obs.Probed(probe(false, true))
+		obs.Observe(probe(false, true))
 	}
 	for range 3 {
-		obs.Probed(probe(true, true))
+		obs.Observe(probe(true, true))
 	}
-	obs.Probed(probe(true, false))
-	obs.Probed(prober.ProbeEvent{Step: prober.StepNoScatter, Result: pinot.Result{Class: pinot.Success}})
-	obs.EngineWarm(false, 1)
+	obs.Observe(probe(true, false))
+	obs.Observe(prober.Event{Kind: prober.KindProbed, Step: prober.StepNoScatter, Result: pinot.Result{Class: pinot.Success}})
+	obs.Observe(prober.Event{Kind: prober.KindEngineWarm, MultiStage: false, Lent: 1})
 
 	got := f.status(t).Engines
 	want := map[string]EngineStatus{
@@ -64,7 +64,7 @@ func TestStatusShowsEachEnginesProgress(t *testing.T) {
 	}
 
 	// A dropped query moves the shares; an engine already probed stays, share 0.
-	obs.EngineFloors(0, 100)
+	obs.Observe(prober.Event{Kind: prober.KindEngineFloors, Floors: prober.Floors{MultiStage: 0, SingleStage: 100}})
 	got = f.status(t).Engines
 	if ms := got[EngineMultiStage]; ms.FloorShare != 0 || !ms.ShareMet || ms.ProbesSucceeded != 3 {
 		t.Errorf("multi_stage after its share went: %+v", ms)
@@ -75,8 +75,8 @@ func TestStatusShowsEachEnginesProgress(t *testing.T) {
 
 	// The next run starts with no engine; one never probed leaves with its share.
 	f.board.StartRun(now, now.Add(15*time.Second))
-	obs.EngineFloors(40, 60)
-	obs.EngineFloors(0, 100)
+	obs.Observe(prober.Event{Kind: prober.KindEngineFloors, Floors: prober.Floors{MultiStage: 40, SingleStage: 60}})
+	obs.Observe(prober.Event{Kind: prober.KindEngineFloors, Floors: prober.Floors{MultiStage: 0, SingleStage: 100}})
 	got = f.status(t).Engines
 	if _, has := got[EngineMultiStage]; has || got[EngineSingleStage].FloorShare != 100 || got[EngineSingleStage].ProbesSucceeded != 0 {
 		t.Errorf("second run, broker without the engine: engines %+v, want single_stage only, 0 of 100", got)
@@ -90,13 +90,13 @@ func TestStatusMarksTheMultiStageShapesPooled(t *testing.T) {
 	rec := Recorder{M: f.m, Board: f.board}
 	now := time.Now()
 	f.board.StartRun(now, now.Add(15*time.Second))
-	rec.Planned(prober.Plan{Queries: []string{"SELECT 1 FROM t", "SET useMultistageEngine=true; SELECT 1 FROM t"},
-		Shapes: []string{"agg", "mse_agg"}})
+	rec.Observe(prober.Event{Kind: prober.KindPlanned, Plan: prober.Plan{Queries: []string{"SELECT 1 FROM t", "SET useMultistageEngine=true; SELECT 1 FROM t"},
+		Shapes: []string{"agg", "mse_agg"}}})
 	want := []ShapeStatus{{Shape: "agg"}, {Shape: "mse_agg", Pooled: true}}
 	if got := f.status(t).Shapes; !slices.Equal(got, want) {
 		t.Errorf("shapes %+v, want %+v", got, want)
 	}
-	rec.ShapeWindow(prober.ShapeState{Shape: "mse_agg", Probes: 2, Latest: 40 * time.Millisecond, Best: 40 * time.Millisecond, Pooled: true})
+	rec.Observe(prober.Event{Kind: prober.KindShapeWindow, Shape: prober.ShapeState{Shape: "mse_agg", Probes: 2, Latest: 40 * time.Millisecond, Best: 40 * time.Millisecond, Pooled: true}})
 	if got := f.status(t).Shapes[1]; !got.Pooled || got.LatestMs != 40 {
 		t.Errorf("mse_agg after its engine's window: %+v", got)
 	}

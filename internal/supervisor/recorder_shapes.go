@@ -34,14 +34,8 @@ type JITStatus struct {
 	Ignored      bool   `json:"ignored,omitempty"`
 }
 
-var (
-	_ prober.ShapeObserver      = Recorder{}
-	_ prober.JITObserver        = Recorder{}
-	_ prober.JITFailureObserver = Recorder{}
-)
-
-// ShapeWindow records a shape's state after one of its windows.
-func (r Recorder) ShapeWindow(s prober.ShapeState) {
+// shapeWindow records a shape's state after one of its windows.
+func (r Recorder) shapeWindow(s prober.ShapeState) {
 	r.M.setShape(s)
 	r.Board.Update(func(st *Status) {
 		for i := range st.Shapes {
@@ -54,8 +48,8 @@ func (r Recorder) ShapeWindow(s prober.ShapeState) {
 	})
 }
 
-// JITRead records a reading of the JIT signal.
-func (r Recorder) JITRead(s prober.JITState) {
+// jitRead records a reading of the JIT signal.
+func (r Recorder) jitRead(s prober.JITState) {
 	if s.Known {
 		r.M.compileRate.WithLabelValues().Set(s.Rate)
 	}
@@ -64,9 +58,9 @@ func (r Recorder) JITRead(s prober.JITState) {
 	})
 }
 
-// JITReadFailed records a failed reading the run tolerates: the last good
+// jitReadFailed records a failed reading the run tolerates: the last good
 // reading's figures stay.
-func (r Recorder) JITReadFailed(err error, inARow int) {
+func (r Recorder) jitReadFailed(err error, inARow int) {
 	r.Board.Update(func(st *Status) {
 		if st.JIT == nil {
 			st.JIT = &JITStatus{}
@@ -75,8 +69,8 @@ func (r Recorder) JITReadFailed(err error, inARow int) {
 	})
 }
 
-// JITUnavailable records why the JIT signal is ignored for the run.
-func (r Recorder) JITUnavailable(err error) {
+// jitUnavailable records why the JIT signal is ignored for the run.
+func (r Recorder) jitUnavailable(err error) {
 	r.M.compileRate.Reset()
 	r.Board.Update(func(st *Status) {
 		if st.JIT == nil {

@@ -19,10 +19,7 @@ import (
 
 type nopObserver struct{}
 
-func (nopObserver) Planned(Plan)                {}
-func (nopObserver) PlanRetry(error)             {}
-func (nopObserver) Probed(ProbeEvent)           {}
-func (nopObserver) QueryDropped(string, string) {}
+func (nopObserver) Observe(Event) {}
 
 // BenchmarkProbeLoop measures the sidecar's own cost per probe: a full run with
 // floor b.N against a loopback broker that answers a canned Pinot success at once

@@ -125,9 +125,7 @@ const engineUnknown = "not known yet: waiting for the first multi-stage answer"
 
 // engineFound tells the observer, once per run, what the run found.
 func (r *run) engineFound(e Engine) {
-	if o, isEO := r.p.Observer.(EngineObserver); isEO {
-		o.EngineFound(e)
-	}
+	r.p.Observer.Observe(Event{Kind: KindEngineFound, Engine: e})
 }
 
 // awaitEngine waits for the engine within ctx.
@@ -156,21 +154,6 @@ func (p Plan) withEngine(e Engine) Plan {
 	}
 	p.Queries, p.Shapes = kept.Queries, kept.Shapes
 	return p
-}
-
-// EngineObserver is an optional Observer extension: it hears, once per run, what
-// the run found of the multi-stage engine.
-type EngineObserver interface {
-	EngineFound(e Engine)
-}
-
-// EngineFound fans the event out to the observers that listen for it.
-func (os Observers) EngineFound(e Engine) {
-	for _, o := range os {
-		if eo, ok := o.(EngineObserver); ok {
-			eo.EngineFound(e)
-		}
-	}
 }
 
 // multiStageQueries is the set of queries that run on the multi-stage engine.

@@ -282,7 +282,7 @@ func TestMultiStageFloorShareCappedAtFourPasses(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			r := &run{p: &Prober{}, s: Settings{MinIterations: c.floor}, mse: map[string]bool{}}
+			r := &run{p: &Prober{Observer: Observers{}}, s: Settings{MinIterations: c.floor}, mse: map[string]bool{}}
 			var live []string
 			for i := range c.live {
 				q := "q" + strconv.Itoa(i)

@@ -109,9 +109,7 @@ func nonEmpty(ss []string) []string {
 // converge feeds one floor probe to the shape's convergence.
 func (r *run) converge(sql string, lat time.Duration, ok bool) {
 	closed := r.conv.Observe(sql, lat, ok)
-	if so, isSO := r.p.Observer.(ShapeObserver); isSO {
-		for _, st := range closed {
-			so.ShapeWindow(st)
-		}
+	for _, st := range closed {
+		r.p.Observer.Observe(Event{Kind: KindShapeWindow, Shape: st})
 	}
 }

@@ -14,7 +14,7 @@ type recorder struct {
 	mu      sync.Mutex
 	plans   []Plan
 	retries []error
-	events  []ProbeEvent
+	events  []Event // KindProbed
 	dropped map[string]string
 	windows []ShapeState
 	jit     []JITState
@@ -23,19 +23,8 @@ type recorder struct {
 	engines []Engine
 	floors  [][2]int64 // multi-stage, single-stage
 
-	jitFails []int // the streak of each failed JIT read
-}
-
-func (r *recorder) EngineFloors(multiStage, singleStage int64) {
-	r.mu.Lock()
-	r.floors = append(r.floors, [2]int64{multiStage, singleStage})
-	r.mu.Unlock()
-}
-
-func (r *recorder) EngineFound(e Engine) {
-	r.mu.Lock()
-	r.engines = append(r.engines, e)
-	r.mu.Unlock()
+	jitFails []int                 // the streak of each failed JIT read
+	paced    map[string][2]float64 // table → quota, rate
 }
 
 type engineWarm struct {
@@ -43,44 +32,42 @@ type engineWarm struct {
 	lent       int
 }
 
-func (r *recorder) EngineWarm(multiStage bool, lent int) {
+// Observe keeps the event by its kind.
+func (r *recorder) Observe(e Event) {
 	r.mu.Lock()
-	r.warm = append(r.warm, engineWarm{multiStage, lent})
-	r.mu.Unlock()
-}
-
-func (r *recorder) ShapeWindow(s ShapeState) {
-	r.mu.Lock()
-	r.windows = append(r.windows, s)
-	r.mu.Unlock()
-}
-func (r *recorder) JITRead(s JITState) { r.mu.Lock(); r.jit = append(r.jit, s); r.mu.Unlock() }
-func (r *recorder) JITUnavailable(err error) {
-	r.mu.Lock()
-	r.jitErrs = append(r.jitErrs, err)
-	r.mu.Unlock()
-}
-
-func (r *recorder) JITReadFailed(_ error, inARow int) {
-	r.mu.Lock()
-	r.jitFails = append(r.jitFails, inARow)
-	r.mu.Unlock()
-}
-
-func (r *recorder) Planned(p Plan) { r.mu.Lock(); r.plans = append(r.plans, p); r.mu.Unlock() }
-func (r *recorder) PlanRetry(err error) {
-	r.mu.Lock()
-	r.retries = append(r.retries, err)
-	r.mu.Unlock()
-}
-func (r *recorder) Probed(e ProbeEvent) { r.mu.Lock(); r.events = append(r.events, e); r.mu.Unlock() }
-func (r *recorder) QueryDropped(sql, reason string) {
-	r.mu.Lock()
-	if r.dropped == nil {
-		r.dropped = map[string]string{}
+	defer r.mu.Unlock()
+	switch e.Kind {
+	case KindEngineFloors:
+		r.floors = append(r.floors, [2]int64{e.Floors.MultiStage, e.Floors.SingleStage})
+	case KindEngineFound:
+		r.engines = append(r.engines, e.Engine)
+	case KindEngineWarm:
+		r.warm = append(r.warm, engineWarm{e.MultiStage, e.Lent})
+	case KindShapeWindow:
+		r.windows = append(r.windows, e.Shape)
+	case KindJITRead:
+		r.jit = append(r.jit, e.JIT)
+	case KindJITUnavailable:
+		r.jitErrs = append(r.jitErrs, e.Err)
+	case KindJITReadFailed:
+		r.jitFails = append(r.jitFails, e.InARow)
+	case KindPlanned:
+		r.plans = append(r.plans, e.Plan)
+	case KindPlanRetry:
+		r.retries = append(r.retries, e.Err)
+	case KindProbed:
+		r.events = append(r.events, e)
+	case KindDropped:
+		if r.dropped == nil {
+			r.dropped = map[string]string{}
+		}
+		r.dropped[e.SQL] = e.Reason
+	case KindPaced:
+		if r.paced == nil {
+			r.paced = map[string][2]float64{}
+		}
+		r.paced[e.Table] = [2]float64{e.Quota, e.Rate}
 	}
-	r.dropped[sql] = reason
-	r.mu.Unlock()
 }
 
 func (r *recorder) count(step string, class pinot.Class) int {

@@ -11,47 +11,6 @@ import (
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/backoff"
 )
 
-// JITObserver is an optional Observer extension: it hears each reading of the
-// JIT signal, and the error that turns the signal off for the run (after
-// JITRule.Failures failed readings in a row).
-type JITObserver interface {
-	JITRead(s JITState)
-	JITUnavailable(err error)
-}
-
-// JITFailureObserver is an optional Observer extension: it hears each failed
-// reading the run tolerates, with how many in a row have failed.
-type JITFailureObserver interface {
-	JITReadFailed(err error, inARow int)
-}
-
-// JITReadFailed fans the event out to the observers that listen for it.
-func (os Observers) JITReadFailed(err error, inARow int) {
-	for _, o := range os {
-		if fo, ok := o.(JITFailureObserver); ok {
-			fo.JITReadFailed(err, inARow)
-		}
-	}
-}
-
-// JITRead fans the event out to the observers that listen for it.
-func (os Observers) JITRead(s JITState) {
-	for _, o := range os {
-		if jo, ok := o.(JITObserver); ok {
-			jo.JITRead(s)
-		}
-	}
-}
-
-// JITUnavailable fans the event out to the observers that listen for it.
-func (os Observers) JITUnavailable(err error) {
-	for _, o := range os {
-		if jo, ok := o.(JITObserver); ok {
-			jo.JITUnavailable(err)
-		}
-	}
-}
-
 // jitWatch is the run's JIT signal: nil when no source is configured. A failed
 // reading keeps the last readings (the exit judges them) and the next tick reads
 // again; JITRule.Failures failures in a row give the source up for the rest of
@@ -86,8 +45,6 @@ func (r *run) watchJIT(ctx context.Context) (stop func()) {
 
 func (r *run) readJIT(ctx context.Context) {
 	rule := r.jit.t.rule
-	jo, _ := r.p.Observer.(JITObserver)
-	fo, _ := r.p.Observer.(JITFailureObserver)
 	for {
 		rctx, cancel := context.WithTimeout(ctx, rule.Timeout)
 		total, err := r.p.Compile.CompileTime(rctx)
@@ -97,19 +54,13 @@ func (r *run) readJIT(ctx context.Context) {
 		}
 		switch n, gaveUp := r.jit.failed(err, rule.Failures); {
 		case gaveUp:
-			if jo != nil {
-				jo.JITUnavailable(r.jit.givenUp())
-			}
+			r.p.Observer.Observe(Event{Kind: KindJITUnavailable, Err: r.jit.givenUp()})
 			return
 		case err != nil:
-			if fo != nil {
-				fo.JITReadFailed(err, n)
-			}
+			r.p.Observer.Observe(Event{Kind: KindJITReadFailed, Err: err, InARow: n})
 		default:
 			s := r.jit.add(r.now(), total)
-			if jo != nil {
-				jo.JITRead(s)
-			}
+			r.p.Observer.Observe(Event{Kind: KindJITRead, JIT: s})
 		}
 		if !backoff.Sleep(ctx, rule.Every) {
 			return

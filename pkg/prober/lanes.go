@@ -202,7 +202,7 @@ func (r *run) answered(ls *laneSet, sql string, res pinot.Result) (left, dropped
 		}
 	}
 	if removed {
-		r.p.Observer.QueryDropped(sql, why)
+		r.p.Observer.Observe(Event{Kind: KindDropped, SQL: sql, Reason: why})
 		if ls.empty() {
 			r.fallBack(ls)
 		}
@@ -239,7 +239,7 @@ func (r *run) fallBack(ls *laneSet) {
 		l.shapes = append(l.shapes, ShapeLimit1)
 	}
 	ls.fellBack = &plan
-	r.p.Observer.Planned(plan)
+	r.p.Observer.Observe(Event{Kind: KindPlanned, Plan: plan})
 }
 
 // empty reports whether every lane's queries were dropped. Under ls.mu; on the
@@ -358,7 +358,7 @@ func (r *run) openEngine(ctx context.Context, ls *laneSet, plan Plan, pending <-
 	}
 	ls.mu.Unlock()
 	if !e.MultiStage {
-		r.p.Observer.Planned(final)
+		r.p.Observer.Observe(Event{Kind: KindPlanned, Plan: final})
 	}
 	return &final
 }

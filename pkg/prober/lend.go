@@ -39,25 +39,7 @@ func (r *run) engineWarm(ls *laneSet, i int) bool {
 	}
 	if !l.warmSaid {
 		l.warmSaid = true
-		if o, ok := r.p.Observer.(LendObserver); ok {
-			o.EngineWarm(i == multiStageLane, max(l.workers-1, 0))
-		}
+		r.p.Observer.Observe(Event{Kind: KindEngineWarm, MultiStage: i == multiStageLane, Lent: max(l.workers-1, 0)})
 	}
 	return true
-}
-
-// LendObserver is an optional Observer extension: it hears, once per run and
-// engine, that the engine is warm by the run's evidence and how many of its
-// workers now help the other engine.
-type LendObserver interface {
-	EngineWarm(multiStage bool, lent int)
-}
-
-// EngineWarm fans the event out to the observers that listen for it.
-func (os Observers) EngineWarm(multiStage bool, lent int) {
-	for _, o := range os {
-		if lo, ok := o.(LendObserver); ok {
-			lo.EngineWarm(multiStage, lent)
-		}
-	}
 }

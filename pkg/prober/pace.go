@@ -20,21 +20,6 @@ type QuotaSource interface {
 	QueryQuota(ctx context.Context, table string) (qps float64, ok bool, err error)
 }
 
-// PaceObserver is an optional Observer extension: it hears the rate chosen for a
-// table whose query quota is known, once per run.
-type PaceObserver interface {
-	Paced(table string, quota, rate float64)
-}
-
-// Paced fans the event out to the observers that listen for it.
-func (os Observers) Paced(table string, quota, rate float64) {
-	for _, o := range os {
-		if po, ok := o.(PaceObserver); ok {
-			po.Paced(table, quota, rate)
-		}
-	}
-}
-
 // QuotaShare is the part of a table's per-broker quota the probes may use: the
 // broker's limiter (Guava, one second of burst) then never answers 429 to the
 // sidecar, and real traffic arriving beside the warmup keeps some headroom.
@@ -92,9 +77,7 @@ func (r *run) pacing(ctx context.Context, plan Plan) *pacer {
 	for t, qps := range quotas {
 		pace := qps * QuotaShare
 		p.limits[t] = rate.NewLimiter(rate.Limit(pace), 1)
-		if o, ok := r.p.Observer.(PaceObserver); ok {
-			o.Paced(t, qps, pace)
-		}
+		r.p.Observer.Observe(Event{Kind: KindPaced, Table: t, Quota: qps, Rate: pace})
 	}
 	return p
 }

@@ -188,29 +188,14 @@ func quotaProber(t *testing.T, b *quotaBroker, s Settings, paced bool) *Prober {
 	return p
 }
 
-type paceRec struct {
-	recorder
-	mu    sync.Mutex
-	paced map[string][2]float64
-}
-
-func (r *paceRec) Paced(table string, quota, rate float64) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.paced == nil {
-		r.paced = map[string][2]float64{}
-	}
-	r.paced[table] = [2]float64{quota, rate}
-}
-
 func TestPacingKeepsOneTableUnderItsQuota(t *testing.T) {
 	noLeaks(t)
 	const quota = 20.0
 	routing := map[string]map[string][]string{"t_OFFLINE": {"Server_1": {"s"}}}
-	run := func(paced bool) (Report, *quotaBroker, *paceRec) {
+	run := func(paced bool) (Report, *quotaBroker, *recorder) {
 		b := newQuotaBroker(t, routing, map[string]float64{"t_OFFLINE": quota}, 0)
 		p := quotaProber(t, b, Settings{MinIterations: 30, Concurrency: 4, Tables: []string{"t"}}, paced)
-		rec := &paceRec{}
+		rec := &recorder{}
 		p.Observer = rec
 		return p.Run(context.Background(), time.Now().Add(4*time.Second)), b, rec
 	}
@@ -327,14 +312,14 @@ func TestPacingIgnoresQuotaLookupFailures(t *testing.T) {
 	hc := pinot.DefaultHTTPClient()
 	t.Cleanup(hc.CloseIdleConnections)
 	cl := pinot.New(pinot.Options{BrokerURL: srv.URL, HTTPClient: hc})
-	p := &Prober{Broker: cl, Quotas: cl, Observer: &paceRec{},
+	p := &Prober{Broker: cl, Quotas: cl, Observer: &recorder{},
 		Planner: Planner{Catalog: cl, Settings: Settings{MinIterations: 200, Concurrency: 2, MaxTables: 5, ProbeTimeout: time.Second, Tables: []string{"t"}}}}
 	rep := p.Run(context.Background(), time.Now().Add(3*time.Second))
 	if rep.Outcome != OutcomeWarm || hits.Load() != 1 {
 		t.Fatalf("outcome %s, quota asks %d; want warm, unpaced, one ask", rep.Outcome, hits.Load())
 	}
-	if len(p.Observer.(*paceRec).paced) != 0 {
-		t.Errorf("paced on a failed lookup: %v", p.Observer.(*paceRec).paced)
+	if len(p.Observer.(*recorder).paced) != 0 {
+		t.Errorf("paced on a failed lookup: %v", p.Observer.(*recorder).paced)
 	}
 }
 

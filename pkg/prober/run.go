@@ -153,7 +153,7 @@ func (r *run) do(ctx context.Context) Report {
 			pending = found
 		}
 	}
-	r.p.Observer.Planned(plan)
+	r.p.Observer.Observe(Event{Kind: KindPlanned, Plan: plan})
 	r.shapeOf, r.shapes = plan.shapeIndex()
 	if !plan.Custom {
 		r.fallback = selector.Legs(plan.Tables)
@@ -199,7 +199,7 @@ func (r *run) plan(ctx context.Context) (Plan, error) {
 		if ctx.Err() != nil {
 			return plan, fmt.Errorf("budget ran out before a plan could be made: %w", cause)
 		}
-		r.p.Observer.PlanRetry(err)
+		r.p.Observer.Observe(Event{Kind: KindPlanRetry, Err: err})
 		if !b.Sleep(ctx) {
 			return plan, fmt.Errorf("budget ran out before a plan could be made: %w", cause)
 		}
@@ -276,11 +276,11 @@ func (r *run) dropBad(live []string, answered map[string]bool, bad, gaveUp map[s
 	for _, q := range live {
 		reason, isBad := bad[q]
 		if isBad && !answered[q] {
-			r.p.Observer.QueryDropped(q, reason)
+			r.p.Observer.Observe(Event{Kind: KindDropped, SQL: q, Reason: reason})
 			continue
 		}
 		if why, given := gaveUp[q]; given {
-			r.p.Observer.QueryDropped(q, why)
+			r.p.Observer.Observe(Event{Kind: KindDropped, SQL: q, Reason: why})
 			continue
 		}
 		answered[q] = true
@@ -388,9 +388,7 @@ func (r *run) send(ctx context.Context, step, sql string) (pinot.Result, time.Du
 	}
 	if r.pace != nil && step == StepProbe {
 		if t, quota, rate, changed := r.pace.observe(sql, res); changed {
-			if o, ok := r.p.Observer.(PaceObserver); ok {
-				o.Paced(t, quota, rate)
-			}
+			r.p.Observer.Observe(Event{Kind: KindPaced, Table: t, Quota: quota, Rate: rate})
 		}
 	}
 	if step == StepProbe {
@@ -405,6 +403,6 @@ func (r *run) send(ctx context.Context, step, sql string) (pinot.Result, time.Du
 		}
 		r.converge(sql, lat, ok)
 	}
-	r.p.Observer.Probed(ProbeEvent{SQL: sql, Step: step, Result: res, Latency: lat, MultiStage: r.mse[sql]})
+	r.p.Observer.Observe(Event{Kind: KindProbed, SQL: sql, Step: step, Result: res, Latency: lat, MultiStage: r.mse[sql]})
 	return res, lat
 }

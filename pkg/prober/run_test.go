@@ -251,10 +251,11 @@ func TestRunPanicBecomesFailed(t *testing.T) {
 
 type panicky struct{}
 
-func (panicky) Planned(Plan)                { panic("observer bug") }
-func (panicky) PlanRetry(error)             {}
-func (panicky) Probed(ProbeEvent)           {}
-func (panicky) QueryDropped(string, string) {}
+func (panicky) Observe(e Event) {
+	if e.Kind == KindPlanned {
+		panic("observer bug")
+	}
+}
 
 func TestRunFloorZeroIsWarmAtOnce(t *testing.T) {
 	p, b, _, _ := cluster(t, Settings{MinIterations: 0})

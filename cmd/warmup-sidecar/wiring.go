@@ -16,6 +16,7 @@ import (
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/jvmmetrics"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/pinot"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/judge"
 )
 
 // noScatterProbes is the size of the broker-only step before the floor probes.
@@ -80,8 +81,8 @@ func settings(cfg config.Config) prober.Settings {
 		Queries:         cfg.Queries,
 		Tables:          cfg.TableList,
 		NoScatterProbes: noScatterProbes,
-		Exit:            prober.ExitRule(cfg.Exit),
-		Converge:        prober.ConvergeRule{Tolerance: cfg.ConvergeTolerance, Windows: cfg.ConvergeWindows},
+		Exit:            judge.ExitRule(cfg.Exit),
+		Converge:        judge.ConvergeRule{Tolerance: cfg.ConvergeTolerance, Windows: cfg.ConvergeWindows},
 		Shapes:          prober.ShapeMode(cfg.ProbeShapes),
 		MultiStage:      prober.EngineMode(cfg.MultiStage),
 	}

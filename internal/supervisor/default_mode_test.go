@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/judge"
 )
 
 // The supervisor over the fake's defaults (a 1.5.1 cluster: schemas, samples,
@@ -15,7 +16,7 @@ import (
 func TestSupervisorDefaultModeOpensOnSchemaShapes(t *testing.T) {
 	// A long budget: a quiet machine opens in seconds, a saturated one takes longer.
 	h := newHarness(t, Options{Enabled: true, Budget: time.Minute, FailClosed: true, Rearm: true,
-		Settings: prober.Settings{MinIterations: 100, Concurrency: 4, Exit: prober.ExitConverged}})
+		Settings: prober.Settings{MinIterations: 100, Concurrency: 4, Exit: judge.ExitConverged}})
 	h.start(t)
 	for start := time.Now(); !h.sup.Gate.IsOpen(); time.Sleep(10 * time.Millisecond) {
 		if time.Since(start) > time.Minute {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/pinot"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/judge"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/selector"
 )
 
@@ -37,9 +38,9 @@ func TestEveryEventKindReportsAsBefore(t *testing.T) {
 		probed(goldenMSE, prober.StepProbe, pinot.Result{Class: pinot.Success}, 900*time.Millisecond, true)
 		probed(goldenL1, prober.StepProbe, pinot.Result{Class: pinot.Unauthorized, Message: "HTTP 401"}, 2*time.Millisecond, false)
 		probed(goldenL1, prober.StepProbe, pinot.Result{Class: pinot.Unauthorized, Message: "HTTP 401"}, 2*time.Millisecond, false)
-		o.Observe(prober.Event{Kind: prober.KindShapeWindow, Shape: prober.ShapeState{Shape: "agg", Probes: 10, Latest: 3 * time.Millisecond, Best: 3 * time.Millisecond, InARow: 1}})
-		o.Observe(prober.Event{Kind: prober.KindShapeWindow, Shape: prober.ShapeState{Shape: "mse_agg", Probes: 10, Latest: 900 * time.Millisecond, Best: 800 * time.Millisecond, Pooled: true}})
-		o.Observe(prober.Event{Kind: prober.KindJITRead, JIT: prober.JITState{Known: true, Rate: 0.25, Peak: 0.5, QuietInARow: 1}})
+		o.Observe(prober.Event{Kind: prober.KindShapeWindow, Shape: judge.ShapeState{Shape: "agg", Probes: 10, Latest: 3 * time.Millisecond, Best: 3 * time.Millisecond, InARow: 1}})
+		o.Observe(prober.Event{Kind: prober.KindShapeWindow, Shape: judge.ShapeState{Shape: "mse_agg", Probes: 10, Latest: 900 * time.Millisecond, Best: 800 * time.Millisecond, Pooled: true}})
+		o.Observe(prober.Event{Kind: prober.KindJITRead, JIT: judge.JITState{Known: true, Rate: 0.25, Peak: 0.5, QuietInARow: 1}})
 		o.Observe(prober.Event{Kind: prober.KindJITReadFailed, Err: errors.New("context deadline exceeded"), InARow: 2})
 		o.Observe(prober.Event{Kind: prober.KindJITUnavailable, Err: goldenErr})
 		o.Observe(prober.Event{Kind: prober.KindEngineWarm, MultiStage: false, Lent: 1})

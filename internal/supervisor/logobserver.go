@@ -9,6 +9,7 @@ import (
 
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/pinot"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/judge"
 )
 
 // logObserver writes a run's notable events: the plan, coverage gaps, dropped
@@ -107,7 +108,7 @@ func (o *logObserver) queryDropped(sql, reason string) {
 	}
 	why := "the broker cannot compile it"
 	switch {
-	case strings.HasPrefix(reason, prober.GiveUpPrefix):
+	case strings.HasPrefix(reason, judge.GiveUpPrefix):
 		why = "it never succeeds"
 	case strings.Contains(reason, pinot.EngineNotEnabledText):
 		why = "the broker's multi-stage engine is not enabled"

@@ -8,6 +8,7 @@ import (
 
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/pinot"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/judge"
 )
 
 // status GETs /status (it must answer 200) and decodes it.
@@ -96,7 +97,7 @@ func TestStatusMarksTheMultiStageShapesPooled(t *testing.T) {
 	if got := f.status(t).Shapes; !slices.Equal(got, want) {
 		t.Errorf("shapes %+v, want %+v", got, want)
 	}
-	rec.Observe(prober.Event{Kind: prober.KindShapeWindow, Shape: prober.ShapeState{Shape: "mse_agg", Probes: 2, Latest: 40 * time.Millisecond, Best: 40 * time.Millisecond, Pooled: true}})
+	rec.Observe(prober.Event{Kind: prober.KindShapeWindow, Shape: judge.ShapeState{Shape: "mse_agg", Probes: 2, Latest: 40 * time.Millisecond, Best: 40 * time.Millisecond, Pooled: true}})
 	if got := f.status(t).Shapes[1]; !got.Pooled || got.LatestMs != 40 {
 		t.Errorf("mse_agg after its engine's window: %+v", got)
 	}

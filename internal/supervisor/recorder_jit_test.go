@@ -8,6 +8,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/judge"
 )
 
 // A failed JIT reading keeps the last reading's figures in /status beside the
@@ -17,7 +18,7 @@ func TestRecorderKeepsTheLastJITReadingThroughFailures(t *testing.T) {
 	rec := Recorder{M: f.m, Board: f.board}
 	now := time.Now()
 	f.board.StartRun(now, now.Add(15*time.Second))
-	rec.Observe(prober.Event{Kind: prober.KindJITRead, JIT: prober.JITState{Known: true, Rate: 0.4, Peak: 0.5}})
+	rec.Observe(prober.Event{Kind: prober.KindJITRead, JIT: judge.JITState{Known: true, Rate: 0.4, Peak: 0.5}})
 	timeout := errors.New("reading JVM metrics from http://127.0.0.1:8008/metrics: context deadline exceeded")
 	rec.Observe(prober.Event{Kind: prober.KindJITReadFailed, Err: timeout, InARow: 2})
 	st := f.board.Snapshot(f.gate)
@@ -27,7 +28,7 @@ func TestRecorderKeepsTheLastJITReadingThroughFailures(t *testing.T) {
 	if n := testutil.CollectAndCount(f.m.compileRate); n != 1 {
 		t.Errorf("compile rate series %d while the signal stands, want 1", n)
 	}
-	rec.Observe(prober.Event{Kind: prober.KindJITRead, JIT: prober.JITState{Known: true, Rate: 0.01, Peak: 0.5}})
+	rec.Observe(prober.Event{Kind: prober.KindJITRead, JIT: judge.JITState{Known: true, Rate: 0.01, Peak: 0.5}})
 	if j := f.board.Snapshot(f.gate).JIT; j.FailedInARow != 0 || j.Error != "" {
 		t.Errorf("a good reading left %+v", j)
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/gatehttp"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/pinot"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/judge"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/selector"
 )
 
@@ -143,8 +144,8 @@ func TestConvergenceMetricsArePromlintClean(t *testing.T) {
 	f := newFixture(t)
 	rec := Recorder{M: f.m, Board: f.board}
 	rec.Observe(prober.Event{Kind: prober.KindPlanned, Plan: prober.Plan{Custom: true, Queries: []string{"q1"}, Shapes: []string{"agg_metrics"}}})
-	rec.Observe(prober.Event{Kind: prober.KindShapeWindow, Shape: prober.ShapeState{Shape: "agg_metrics", Probes: 10, Latest: 12 * time.Millisecond, Best: 12 * time.Millisecond}})
-	rec.Observe(prober.Event{Kind: prober.KindJITRead, JIT: prober.JITState{Known: true, Rate: 0.4, Peak: 0.4}})
+	rec.Observe(prober.Event{Kind: prober.KindShapeWindow, Shape: judge.ShapeState{Shape: "agg_metrics", Probes: 10, Latest: 12 * time.Millisecond, Best: 12 * time.Millisecond}})
+	rec.Observe(prober.Event{Kind: prober.KindJITRead, JIT: judge.JITState{Known: true, Rate: 0.4, Peak: 0.4}})
 	names := lintedNames(t, f.reg)
 	for _, want := range []string{"pinot_warmup_shape_latency_seconds", "pinot_warmup_shape_converged", "pinot_warmup_jvm_compile_rate"} {
 		if !names[want] {
@@ -169,8 +170,8 @@ func TestRecorderFollowsShapesAndTheJIT(t *testing.T) {
 	if n := testutil.CollectAndCount(f.m.shapeLatency); n != 0 {
 		t.Fatalf("latency series = %d before any window, want none", n)
 	}
-	rec.Observe(prober.Event{Kind: prober.KindShapeWindow, Shape: prober.ShapeState{Shape: "group_by", Probes: 40, Latest: 21 * time.Millisecond, Best: 20 * time.Millisecond, InARow: 3, Converged: true}})
-	rec.Observe(prober.Event{Kind: prober.KindJITRead, JIT: prober.JITState{Known: true, Rate: 0.02, Peak: 0.5, QuietInARow: 1}})
+	rec.Observe(prober.Event{Kind: prober.KindShapeWindow, Shape: judge.ShapeState{Shape: "group_by", Probes: 40, Latest: 21 * time.Millisecond, Best: 20 * time.Millisecond, InARow: 3, Converged: true}})
+	rec.Observe(prober.Event{Kind: prober.KindJITRead, JIT: judge.JITState{Known: true, Rate: 0.02, Peak: 0.5, QuietInARow: 1}})
 
 	if v := testutil.ToFloat64(f.m.shapeLatency.WithLabelValues("group_by")); v != 0.021 {
 		t.Errorf("latency{group_by} = %v, want 0.021", v)

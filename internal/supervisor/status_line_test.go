@@ -10,6 +10,7 @@ import (
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/gatehttp"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/pinot"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/judge"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/selector"
 )
 
@@ -65,9 +66,9 @@ func TestStatusLineWithMultiStageCustomQueries(t *testing.T) {
 // cannot compile it, it never succeeds, or the engine it needs is not enabled.
 func TestDropLogSaysWhy(t *testing.T) {
 	for reason, want := range map[string]string{
-		"error 710: UnknownColumnError":                                         "generated probe dropped: the broker cannot compile it",
-		prober.GiveUpPrefix + "3 probes (last: error 200: QueryExecutionError)": "generated probe dropped: it never succeeds",
-		"error 450: InternalError: V2 " + pinot.EngineNotEnabledText + ".":      "generated probe dropped: the broker's multi-stage engine is not enabled",
+		"error 710: UnknownColumnError":                                        "generated probe dropped: the broker cannot compile it",
+		judge.GiveUpPrefix + "3 probes (last: error 200: QueryExecutionError)": "generated probe dropped: it never succeeds",
+		"error 450: InternalError: V2 " + pinot.EngineNotEnabledText + ".":     "generated probe dropped: the broker's multi-stage engine is not enabled",
 	} {
 		var buf bytes.Buffer
 		o := newLogObserver(slog.New(slog.NewJSONHandler(&buf, nil)))

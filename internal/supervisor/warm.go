@@ -12,6 +12,7 @@ import (
 
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/gatehttp"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/judge"
 )
 
 var errBrokerGone = errors.New("broker went away during warmup")
@@ -162,9 +163,9 @@ func (s *Supervisor) progress(ctx context.Context, deadline time.Time) {
 }
 
 // exitOf names the run's exit rule as the operator set it.
-func exitOf(s prober.Settings) prober.ExitRule {
+func exitOf(s prober.Settings) judge.ExitRule {
 	if s.Exit == "" {
-		return prober.ExitFloor
+		return judge.ExitFloor
 	}
 	return s.Exit
 }

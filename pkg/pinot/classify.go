@@ -128,6 +128,12 @@ func EngineNotEnabled(r Result) bool {
 	return r.ErrorCode == CodeInternal && strings.Contains(r.Message, EngineNotEnabledText)
 }
 
+// QuotaRefused reports whether r is the broker refusing a query over a quota
+// (error 429 in the answer, or HTTP 429): a verdict on the rate, not the query.
+func QuotaRefused(r Result) bool {
+	return r.ErrorCode == CodeTooManyRequests || r.HTTPStatus == 429
+}
+
 func classOfCode(code int, msg string) Class {
 	if code == CodeInternal && strings.Contains(msg, EngineNotEnabledText) {
 		return BadQuery // no engine to run it: a verdict on the query, never on warmth

@@ -3,11 +3,11 @@ package prober
 import (
 	"context"
 	"fmt"
-	"math"
-	"strings"
+	"slices"
 	"time"
 
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/pinot"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/judge"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/sqltext"
 )
 
@@ -71,7 +71,7 @@ func FindEngine(ctx context.Context, b Broker, s Settings) Engine {
 	switch {
 	case s.MultiStage == EngineOff:
 		return Engine{Found: "multi-stage probes are off"}
-	case s.MinIterations == 0 && s.Exit != ExitConverged:
+	case s.MinIterations == 0 && s.Exit != judge.ExitConverged:
 		return Engine{Found: "nothing to warm: the floor is 0"}
 	case len(s.Queries) > 0 && s.MultiStage == EngineAuto:
 		return Engine{Found: "custom queries choose their engine"}
@@ -110,13 +110,13 @@ func SendsMultiStage(s Settings) bool {
 	if len(s.Queries) > 0 {
 		return len(multiStageQueries(s.Queries)) > 0
 	}
-	return s.MultiStage != EngineOff && (s.MinIterations > 0 || s.Exit == ExitConverged)
+	return s.MultiStage != EngineOff && (s.MinIterations > 0 || s.Exit == judge.ExitConverged)
 }
 
 // mayProbeMultiStage: the run may send multi-stage probes of its own, so the
 // plan is made with them until the engine is known.
 func (r *run) mayProbeMultiStage() bool {
-	floorless := r.s.MinIterations == 0 && r.s.Exit != ExitConverged
+	floorless := r.s.MinIterations == 0 && r.s.Exit != judge.ExitConverged
 	return r.s.MultiStage != EngineOff && len(r.s.Queries) == 0 && !floorless
 }
 
@@ -169,90 +169,6 @@ func multiStageQueries(queries []string) map[string]bool {
 
 // multiStageCount counts the queries (repeats included, as newLanes does) that
 // run on the multi-stage engine.
-func (r *run) multiStageCount(queries []string) int {
-	n := 0
-	for _, q := range queries {
-		if r.mse[q] {
-			n++
-		}
-	}
-	return n
-}
-
-// setMSEShare sets the part of the floor the multi-stage engine must reach: its
-// share of the live queries, so neither engine's probes can make the other warm.
-func (r *run) setMSEShare(live []string) {
-	share := 0.0
-	n := r.multiStageCount(live)
-	if len(live) > 0 {
-		share = float64(n) / float64(len(live))
-	}
-	r.mseLive.Store(int64(n))
-	r.mseShare.Store(math.Float64bits(share))
-	r.floorsTold()
-}
-
-func (r *run) multiStageShare() float64 { return math.Float64frombits(r.mseShare.Load()) }
-
-// floorMet: the run has its floor of successes, and each engine its share of it,
-// so a plan with multi-stage probes is warm only when both engines were probed
-// enough.
-func (r *run) floorMet() bool {
-	total := r.succeeded.Load()
-	if total < int64(r.s.MinIterations) {
-		return false
-	}
-	return r.multiStageShare() == 0 || r.shareMet(true) && r.shareMet(false)
-}
-
-// shareMet: the engine (multi-stage or single-stage) has its share of the
-// floor's successes.
-func (r *run) shareMet(multiStage bool) bool {
-	mseNeed, sseNeed := r.engineFloors()
-	mse := r.mseSucceeded.Load()
-	if multiStage {
-		return mse >= mseNeed
-	}
-	return r.succeeded.Load()-mse >= sseNeed
-}
-
-// multiStageRotations caps the multi-stage engine's share of the floor at this
-// many passes over its queries when the plan has single-stage queries too: a
-// share by query count asked 172 multi-stage successes of a default 300 on the
-// study's table, where its 2-vCPU broker answers 70–170 in a 15 s budget, so no
-// default run could end warm before the budget. Four passes are what its
-// pooled convergence needs anyway (a reference window and three flat ones, one
-// pass each when the engine has ten shapes or more); the rest of the floor falls
-// to the single-stage engine, so the floor's total is unchanged.
-const multiStageRotations = 4
-
-// engineFloors splits the floor by the engines' shares of the plan's queries,
-// the multi-stage engine's capped at multiStageRotations passes.
-func (r *run) engineFloors() (mse, sse int64) {
-	share := r.multiStageShare()
-	mse = int64(math.Ceil(float64(r.s.MinIterations) * share))
-	if share < 1 {
-		mse = min(mse, multiStageRotations*r.mseLive.Load())
-	}
-	return mse, max(0, int64(r.s.MinIterations)-mse)
-}
-
-// engineShortfall names the engines short of their share of the floor, with
-// how far each got; "" when none is (or the plan has one engine). A run whose
-// total passed the floor can still be short on the slower engine.
-func (r *run) engineShortfall() string {
-	if r.multiStageShare() == 0 {
-		return ""
-	}
-	mseNeed, sseNeed := r.engineFloors()
-	mse := r.mseSucceeded.Load()
-	sse := r.succeeded.Load() - mse
-	var out []string
-	if mse < mseNeed {
-		out = append(out, fmt.Sprintf("%d of %d multi-stage successful probes", mse, mseNeed))
-	}
-	if sse < sseNeed {
-		out = append(out, fmt.Sprintf("%d of %d single-stage successful probes", sse, sseNeed))
-	}
-	return strings.Join(out, "; ")
+func multiStageCount(queries []string) int {
+	return len(slices.DeleteFunc(slices.Clone(queries), func(q string) bool { return !sqltext.MultiStage(q) }))
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/pinot"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/judge"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/sqltext"
 )
 
@@ -132,5 +133,27 @@ func TestSlowBrokerWithoutTheEngineKeepsItsSingleStageProbes(t *testing.T) {
 	// single-stage engine.
 	if n := len(rec.floors); n < 2 || rec.floors[0][0] == 0 || rec.floors[n-1] != [2]int64{0, 20} {
 		t.Errorf("floors told %v, want a multi-stage share first and [0 20] last", rec.floors)
+	}
+}
+
+// A default run on a broker whose multi-stage engine answers 5 ms slower than
+// its single-stage one ends warm by the converged exit long before forty
+// multi-stage probes per shape (which the per-shape rule needed, and which the
+// 15 s budget could not give on the study's broker).
+func TestConvergedRunWithBothEnginesNeedsNoFortyPerMultiStageShape(t *testing.T) {
+	b := &engineBroker{mseServed: true, mseDelay: 5 * time.Millisecond}
+	rep, _ := runEngine(t, b, schemaCatalog{}, Settings{MinIterations: 300, Exit: judge.ExitConverged, MultiStage: EngineOn}, 30*time.Second)
+	if rep.Outcome != OutcomeWarm {
+		t.Fatalf("outcome %s (%s), want warm", rep.Outcome, rep.Reason)
+	}
+	shapes := map[string]bool{}
+	for i, q := range rep.Plan.Queries {
+		if sqltext.MultiStage(q) {
+			shapes[rep.Plan.ShapeOf(i)] = true
+		}
+	}
+	perShape := int64(4 * judge.DefaultConvergeWindow * len(shapes))
+	if len(shapes) < 5 || b.mse.Load() >= perShape {
+		t.Fatalf("%d multi-stage probes over %d multi-stage shapes; want fewer than the per-shape rule's %d", b.mse.Load(), len(shapes), perShape)
 	}
 }

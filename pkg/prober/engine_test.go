@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/pinot"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/judge"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/sqltext"
 )
 
@@ -123,7 +124,7 @@ func TestBrokerWithoutTheMultiStageEngineWarmsOnSingleStage(t *testing.T) {
 		t.Run(strconv.Itoa(conc)+" workers", func(t *testing.T) {
 			b := &engineBroker{mseAnswer: recordedMSEDisabled(t)}
 			rec := &recorder{}
-			p := &Prober{Broker: b, Planner: Planner{Catalog: schemaCatalog{}, Settings: Settings{MinIterations: 50, Exit: ExitConverged, Concurrency: conc}}, Observer: rec}
+			p := &Prober{Broker: b, Planner: Planner{Catalog: schemaCatalog{}, Settings: Settings{MinIterations: 50, Exit: judge.ExitConverged, Concurrency: conc}}, Observer: rec}
 			rep := p.Run(context.Background(), time.Now().Add(10*time.Second))
 			if rep.Outcome != OutcomeWarm {
 				t.Fatalf("outcome %s (%v, %s), want warm on the single-stage evidence", rep.Outcome, rep.Err, rep.Reason)
@@ -262,40 +263,5 @@ func TestBadGeneratedShapesAreDropped(t *testing.T) {
 	// Each bad shape is sent until its first answer, not for the whole run.
 	if n := b.mse.Load(); n > int64(len(rec.dropped))*4+1 {
 		t.Errorf("the broker saw %d multi-stage queries for %d dropped shapes", n, len(rec.dropped))
-	}
-}
-
-// The multi-stage engine's share of the floor is capped at four passes over its
-// queries when single-stage queries share the plan (the rest falls to the
-// single-stage engine); a plan of multi-stage queries alone keeps the whole floor.
-func TestMultiStageFloorShareCappedAtFourPasses(t *testing.T) {
-	cases := []struct {
-		name         string
-		floor        int
-		mse, live    int // multi-stage queries, all live queries
-		wantMSE, sse int64
-	}{
-		{"the study's table: 13 of 23 queries", 300, 13, 23, 52, 248},
-		{"many multi-stage queries: the share is lower", 300, 60, 130, 139, 161},
-		{"multi-stage only", 300, 5, 5, 300, 0},
-		{"single-stage only", 300, 0, 9, 0, 300},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			r := &run{p: &Prober{Observer: Observers{}}, s: Settings{MinIterations: c.floor}, mse: map[string]bool{}}
-			var live []string
-			for i := range c.live {
-				q := "q" + strconv.Itoa(i)
-				if i < c.mse {
-					r.mse[q] = true
-				}
-				live = append(live, q)
-			}
-			r.setMSEShare(live)
-			mse, sse := r.engineFloors()
-			if mse != c.wantMSE || sse != c.sse {
-				t.Errorf("floors (multi-stage, single-stage) = (%d, %d), want (%d, %d)", mse, sse, c.wantMSE, c.sse)
-			}
-		})
 	}
 }

@@ -7,7 +7,10 @@ import (
 
 	"github.com/warmup-sidecar/warmup-sidecar/internal/fakepinot"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/pinot"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/judge"
 )
+
+const ms = time.Millisecond
 
 // recorder is an Observer that keeps everything it hears.
 type recorder struct {
@@ -16,8 +19,8 @@ type recorder struct {
 	retries []error
 	events  []Event // KindProbed
 	dropped map[string]string
-	windows []ShapeState
-	jit     []JITState
+	windows []judge.ShapeState
+	jit     []judge.JITState
 	jitErrs []error
 	warm    []engineWarm
 	engines []Engine

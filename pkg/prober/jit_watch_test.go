@@ -7,6 +7,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/judge"
 )
 
 // flakySource is a JVM compiling while busy says so, whose reads fail where
@@ -39,8 +41,8 @@ func TestFailedJITReadsKeepTheSignal(t *testing.T) {
 		busy:  func(n int64) bool { return n <= 200 },
 		fails: func(n int64) bool { return n%10 == 3 || n%10 == 4 }, // two in a row, every ten
 	}
-	p, _, _, rec := cluster(t, Settings{MinIterations: 1, Exit: ExitConverged, Tables: []string{"orders"},
-		JIT: JITRule{Every: time.Millisecond, Span: time.Millisecond}})
+	p, _, _, rec := cluster(t, Settings{MinIterations: 1, Exit: judge.ExitConverged, Tables: []string{"orders"},
+		JIT: judge.JITRule{Every: time.Millisecond, Span: time.Millisecond}})
 	p.Compile = src
 	rep := p.Run(context.Background(), time.Now().Add(15*time.Second))
 	if rep.Outcome != OutcomeWarm || !strings.Contains(rep.Reason, "; JIT compile rate ") {
@@ -59,53 +61,24 @@ func TestFailedJITReadsKeepTheSignal(t *testing.T) {
 	}
 }
 
-// Reads that keep failing give the signal up after DefaultJITFailures in a row,
+// Reads that keep failing give the signal up after judge.DefaultJITFailures in a row,
 // once, and say so; the run is then judged without it.
 func TestSustainedJITFailureGivesTheSignalUp(t *testing.T) {
 	src := &flakySource{busy: func(int64) bool { return true }, fails: func(n int64) bool { return n > 5 }}
-	p, _, _, rec := cluster(t, Settings{MinIterations: 1, Exit: ExitConverged, Tables: []string{"orders"},
-		JIT: JITRule{Every: time.Millisecond, Span: time.Millisecond}})
+	p, _, _, rec := cluster(t, Settings{MinIterations: 1, Exit: judge.ExitConverged, Tables: []string{"orders"},
+		JIT: judge.JITRule{Every: time.Millisecond, Span: time.Millisecond}})
 	p.Compile = src
 	rep := p.Run(context.Background(), time.Now().Add(15*time.Second))
 	if rep.Outcome != OutcomeWarm || !strings.Contains(rep.Reason, "JIT signal ignored") {
 		t.Fatalf("outcome %s reason %q, want warm with the JIT ignored", rep.Outcome, rep.Reason)
 	}
-	if n := src.reads.Load(); n != 5+DefaultJITFailures {
-		t.Errorf("source read %d times, want 5 good and %d failed, then no more", n, DefaultJITFailures)
+	if n := src.reads.Load(); n != 5+judge.DefaultJITFailures {
+		t.Errorf("source read %d times, want 5 good and %d failed, then no more", n, judge.DefaultJITFailures)
 	}
 	rec.mu.Lock()
 	defer rec.mu.Unlock()
 	if len(rec.jitErrs) != 1 || !strings.Contains(rec.jitErrs[0].Error(), "6 readings in a row failed") ||
 		!errors.Is(rec.jitErrs[0], errScrapeTimeout) {
 		t.Errorf("gave up with %v, want once, naming the streak and the last error", rec.jitErrs)
-	}
-}
-
-// The state a failing read leaves: the last readings, and the streak.
-func TestJITWatchKeepsTheLastReadingsThroughFailures(t *testing.T) {
-	w := &jitWatch{t: newJITTracker(JITRule{Span: time.Millisecond})}
-	t0 := time.Unix(100, 0)
-	w.add(t0, time.Second)
-	w.add(t0.Add(time.Second), 3*time.Second) // 2 s/s: compiling
-	for i := 1; i < DefaultJITFailures; i++ {
-		if n, gaveUp := w.failed(errScrapeTimeout, DefaultJITFailures); n != i || gaveUp {
-			t.Fatalf("failure %d: streak %d, gave up %v", i, n, gaveUp)
-		}
-	}
-	if w.quietOrIgnored() {
-		t.Error("a failing source let a compiling JIT pass as quiet")
-	}
-	if d := w.describe(); !strings.Contains(d, "JIT still compiling (2.000 s/s") || !strings.Contains(d, "5 failed readings since") {
-		t.Errorf("describe %q", d)
-	}
-	w.add(t0.Add(2*time.Second), 3*time.Second)
-	if n, _ := w.failed(errScrapeTimeout, DefaultJITFailures); n != 1 {
-		t.Errorf("a good reading did not end the streak: %d", n)
-	}
-	for range DefaultJITFailures - 1 {
-		w.failed(errScrapeTimeout, DefaultJITFailures)
-	}
-	if !w.quietOrIgnored() || !strings.Contains(w.describe(), "JIT signal ignored") {
-		t.Errorf("after %d failures in a row: %q", DefaultJITFailures, w.describe())
 	}
 }

@@ -171,7 +171,7 @@ func (r *run) next(ctx context.Context, ls *laneSet, at seat) (string, *lane, bo
 
 // answered records one answer. A generated shape's query is dropped with the
 // broker's reason when its first answer is a compile error, or with its last
-// error when the give-up rule (giveup.go) says it never succeeds; the LIMIT 1
+// error when the give-up rule (judge/giveup.go) says it never succeeds; the LIMIT 1
 // probe is never dropped (a table that vanished answers it with 190 too). When
 // the last query goes, the legs' LIMIT 1 probes take their place (fallBack).
 // It reports whether any query is left, and whether the answer dropped sql
@@ -186,7 +186,7 @@ func (r *run) answered(ls *laneSet, sql string, res pinot.Result) (left, dropped
 	if r.shapeOf[sql] == ShapeLimit1 {
 		return !ls.empty(), false
 	}
-	why := r.tries.givenUp(sql)
+	why := r.j.GivenUp(sql)
 	if res.Class == pinot.BadQuery && !ls.worked[sql] {
 		why = res.Message
 	}
@@ -206,9 +206,7 @@ func (r *run) answered(ls *laneSet, sql string, res pinot.Result) (left, dropped
 		if ls.empty() {
 			r.fallBack(ls)
 		}
-		live := ls.live()
-		r.releaseShapes(live)
-		r.setMSEShare(live)
+		r.live(ls.live())
 	}
 	return !ls.empty(), true
 }
@@ -232,7 +230,7 @@ func (r *run) fallBack(ls *laneSet) {
 		plan.Add(ShapeLimit1, q)
 		plan.Fallbacks[leg] = fallbackWhy
 		l.live = append(l.live, q)
-		r.conv.Add(ShapeLimit1, leg, q)
+		r.j.Add(ShapeLimit1, leg, q)
 	}
 	l.rot = selector.NewRotation(l.live, 0)
 	if !slices.Contains(l.shapes, ShapeLimit1) {
@@ -352,9 +350,7 @@ func (r *run) openEngine(ctx context.Context, ls *laneSet, plan Plan, pending <-
 	ms.closed = false
 	if !e.MultiStage {
 		ms.live, ms.rot = nil, selector.NewRotation(nil, 0)
-		live := ls.live()
-		r.releaseShapes(live)
-		r.setMSEShare(live)
+		r.live(ls.live())
 	}
 	ls.mu.Unlock()
 	if !e.MultiStage {
@@ -392,13 +388,13 @@ func (r *run) work(ctx context.Context, plan Plan, ls *laneSet, at seat, over *a
 		switch {
 		case res.Class == pinot.Success:
 			l.hold.succeeded()
-		case dropped, r.shapeOf[sql] != ShapeLimit1 && r.tries.counted(sql):
+		case dropped, r.shapeOf[sql] != ShapeLimit1 && r.j.Counted(sql):
 			// A verdict on the query (or one on its way), not the broker refusing:
 			// a lane of shapes the broker cannot run must drop them all, not back
 			// off between them. At most giveUpAfter such failures per query.
 			l.hold.forgive(tester)
 		default:
-			l.hold.failed(r.now(), tester, quotaRefusal(res), took)
+			l.hold.failed(r.now(), tester, pinot.QuotaRefused(res), took)
 		}
 	}
 }

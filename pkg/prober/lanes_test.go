@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/pinot"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/judge"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/sqltext"
 )
 
@@ -103,7 +104,7 @@ func (f brokerFunc) Query(ctx context.Context, q pinot.Query) pinot.Result { ret
 // as fast as they come back. The single-stage lane is not held.
 func TestRefusingEnginePausesItsLaneOnly(t *testing.T) {
 	b := &engineBroker{mseServed: true, mseFails: true}
-	s := Settings{MinIterations: 1_000_000, Concurrency: 4, ProbeTimeout: time.Second, MultiStage: EngineOn, NoScatterProbes: -1, Exit: ExitFloor}
+	s := Settings{MinIterations: 1_000_000, Concurrency: 4, ProbeTimeout: time.Second, MultiStage: EngineOn, NoScatterProbes: -1, Exit: judge.ExitFloor}
 	p := &Prober{Broker: b, Planner: Planner{Catalog: schemaCatalog{}, Settings: s}, Observer: &recorder{}}
 	rep := p.Run(context.Background(), time.Now().Add(time.Second))
 	if rep.Outcome != OutcomeBudgetExpired {

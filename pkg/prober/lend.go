@@ -30,13 +30,10 @@ func seats(assign []int) []seat {
 // flat latency on each of its shapes. Only with a lane per engine (with one,
 // there is nobody to lend to). Under ls.mu.
 func (r *run) engineWarm(ls *laneSet, i int) bool {
-	if len(ls.lanes) < 2 || !r.shareMet(i == multiStageLane) {
+	if len(ls.lanes) < 2 || !r.j.EngineWarm(i == multiStageLane, ls.lanes[i].shapes) {
 		return false
 	}
 	l := ls.lanes[i]
-	if r.s.Exit == ExitConverged && !r.conv.ConvergedAmong(l.shapes) {
-		return false
-	}
 	if !l.warmSaid {
 		l.warmSaid = true
 		r.p.Observer.Observe(Event{Kind: KindEngineWarm, MultiStage: i == multiStageLane, Lent: max(l.workers-1, 0)})

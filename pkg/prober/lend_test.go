@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/pinot"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/judge"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/sqltext"
 )
 
@@ -64,13 +65,13 @@ func TestWarmEngineLendsItsWorkersToTheColdOne(t *testing.T) {
 	const floor, workers = 200, 4
 	for _, c := range []struct {
 		name  string
-		exit  ExitRule
-		rule  ConvergeRule
+		exit  judge.ExitRule
+		rule  judge.ConvergeRule
 		lends bool
 	}{
-		{"floor exit: after the single-stage share", ExitFloor, ConvergeRule{}, true},
-		{"converged exit: after the share and flat latency", ExitConverged, ConvergeRule{Window: 2, Windows: 1, Tolerance: 0.5}, true},
-		{"converged exit: the share alone is not enough", ExitConverged, ConvergeRule{Window: 10, Windows: 1_000_000}, false},
+		{"floor exit: after the single-stage share", judge.ExitFloor, judge.ConvergeRule{}, true},
+		{"converged exit: after the share and flat latency", judge.ExitConverged, judge.ConvergeRule{Window: 2, Windows: 1, Tolerance: 0.5}, true},
+		{"converged exit: the share alone is not enough", judge.ExitConverged, judge.ConvergeRule{Window: 10, Windows: 1_000_000}, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			b := &lendingBroker{mseDelay: 10 * time.Millisecond}

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/pinot"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/judge"
 )
 
 // Observer hears what a run does, one Event at a time. Calls may come from
@@ -91,9 +92,9 @@ type Event struct {
 	// Err is a planning attempt's or a JIT reading's error.
 	Err error
 	// Shape is a shape's convergence after one of its windows.
-	Shape ShapeState
+	Shape judge.ShapeState
 	// JIT is the JIT signal after a reading.
-	JIT JITState
+	JIT judge.JITState
 	// InARow counts the failed JIT readings in a row.
 	InARow int
 	// Engine is what the run found of the multi-stage engine.

@@ -52,7 +52,7 @@ func (p *pacer) observe(sql string, res pinot.Result) (table string, quota, pace
 				lim.SetLimitAt(now, min(lim.Limit()*1.1, maxLearnedRate))
 				p.learned[t] = now
 			}
-		case !quotaRefusal(res):
+		case !pinot.QuotaRefused(res):
 		case lim == nil:
 			admitted := p.admittedRate(t, now)
 			if admitted == 0 {
@@ -80,10 +80,6 @@ func (p *pacer) admittedRate(t string, now time.Time) float64 {
 	}
 	span := min(max(now.Sub(p.start), minSpan), learnWindow)
 	return float64(n) / span.Seconds()
-}
-
-func quotaRefusal(res pinot.Result) bool {
-	return res.ErrorCode == pinot.CodeTooManyRequests || res.HTTPStatus == 429
 }
 
 // okCounter counts successes over the last learnWindow in okSlots slots of

@@ -13,6 +13,7 @@ import (
 
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/backoff"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/pinot"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/judge"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/selector"
 )
 
@@ -62,12 +63,14 @@ func (p *Prober) Run(ctx context.Context, deadline time.Time) (rep Report) {
 	start := now()
 	ctx, cancel := context.WithDeadline(ctx, deadline)
 	defer cancel()
-	r := &run{p: &pd, s: pd.Planner.Settings, deadline: deadline, now: now, tries: newTries(deadline.Sub(start))}
+	s := pd.Planner.Settings
+	r := &run{p: &pd, s: s, deadline: deadline, now: now, j: judge.New(judge.Rules{
+		Floor: s.MinIterations, Exit: s.Exit, Converge: s.Converge, JIT: s.JIT, Budget: deadline.Sub(start)})}
 	defer func() {
 		if v := recover(); v != nil {
 			rep = Report{Outcome: OutcomeFailed, Err: fmt.Errorf("warmup panicked: %v", v)}
 		}
-		rep.Succeeded, rep.Failed = r.succeeded.Load(), r.failed.Load()
+		rep.Succeeded, rep.Failed = r.j.Counts()
 		rep.Duration = now().Sub(start)
 	}()
 	stop := r.watchJIT(ctx)
@@ -82,27 +85,19 @@ type run struct {
 	now      func() time.Time
 	pace     *pacer // nil until the plan is known
 
-	// Convergence (exit.go): set once the plan is known, before any probe.
-	conv    *Tracker
+	// j judges the run's evidence: the floor, convergence, the JIT signal,
+	// the give-up rule. It is told the plan before any probe.
+	j       *judge.Judge
 	shapeOf map[string]string // sql → shape
 	shapes  []string
-	jit     *jitWatch // nil without a compile-time source
-	// tries: each query's failures until its first success (giveup.go).
-	tries *tries
 	// fallback: the chosen legs, probed with LIMIT 1 once a default plan's
 	// every shape is dropped (lanes.go fallBack).
 	fallback []string
 
-	// The floor's split between engines (engine.go): set with the plan.
-	mse          map[string]bool // the plan's multi-stage queries (fixed once planned)
-	mseShare     atomic.Uint64   // float64 bits: the multi-stage share of the live queries
-	mseLive      atomic.Int64    // the live multi-stage queries (repeats included)
-	mseSucceeded atomic.Int64
+	mse map[string]bool // the plan's multi-stage queries (fixed once planned)
 
-	panicked  atomic.Pointer[any] // first panic of a probe goroutine
-	seq       atomic.Uint64
-	succeeded atomic.Int64
-	failed    atomic.Int64
+	panicked atomic.Pointer[any] // first panic of a probe goroutine
+	seq      atomic.Uint64
 }
 
 func (r *run) do(ctx context.Context) Report {
@@ -147,7 +142,7 @@ func (r *run) do(ctx context.Context) Report {
 	case e := <-found:
 		plan = r.knowEngine(plan, e)
 	default:
-		if plan.Custom || !splitsEngines(r.multiStageCount(plan.Queries), len(plan.Queries), r.s.Concurrency) {
+		if plan.Custom || !splitsEngines(multiStageCount(plan.Queries), len(plan.Queries), r.s.Concurrency) {
 			plan = r.knowEngine(plan, awaitEngine(ctx, found))
 		} else {
 			pending = found
@@ -163,12 +158,12 @@ func (r *run) do(ctx context.Context) Report {
 			}
 		}
 	}
-	r.setMSEShare(plan.Queries)
-	r.conv = NewTracker(r.s.Converge, r.shapes)
+	r.tellFloors(r.j.Planned(r.mse, plan.Queries))
+	r.j.Track(r.shapes)
 	for _, q := range plan.Queries {
-		r.conv.Add(r.shapeOf[q], legOf(q), q) // each table leg's query judged on its own
+		r.j.Add(r.shapeOf[q], legOf(q), q) // each table leg's query judged on its own
 	}
-	r.conv.Pool(plan.MultiStageShapes()) // one engine's evidence (converge_pool.go)
+	r.j.Pool(plan.MultiStageShapes()) // one engine's evidence (judge/converge_pool.go)
 	r.pace = r.pacing(ctx, plan)
 	if plan.Custom {
 		return r.custom(ctx, plan)
@@ -252,14 +247,13 @@ func (r *run) custom(ctx context.Context, plan Plan) Report {
 		res := r.round(ctx, batch, func(sql string, res pinot.Result) {
 			if res.Class == pinot.BadQuery {
 				bad[sql] = res.Message
-			} else if why := r.tries.givenUp(sql); why != "" {
+			} else if why := r.j.GivenUp(sql); why != "" {
 				gaveUp[sql] = why
 			}
 		})
 		n := len(live)
 		if live = r.dropBad(live, answered, bad, gaveUp); len(live) < n {
-			r.releaseShapes(live)
-			r.setMSEShare(live)
+			r.live(live)
 		}
 		if len(live) == 0 {
 			return Report{Outcome: OutcomeFailed, Err: ErrAllQueriesDropped, Plan: plan}
@@ -269,7 +263,7 @@ func (r *run) custom(ctx context.Context, plan Plan) Report {
 }
 
 // dropBad removes queries whose first answer was a compile error, and those
-// the give-up rule gave up (giveup.go); later bad answers of a query that once
+// the give-up rule gave up (judge/giveup.go); later bad answers of a query that once
 // worked only count as failures.
 func (r *run) dropBad(live []string, answered map[string]bool, bad, gaveUp map[string]string) []string {
 	kept := live[:0]
@@ -289,27 +283,13 @@ func (r *run) dropBad(live []string, answered map[string]bool, bad, gaveUp map[s
 	return kept
 }
 
-// releaseShapes stops waiting for the convergence of queries no longer live: a
-// shape is judged on its live queries, and not at all when none is left.
-func (r *run) releaseShapes(live []string) {
-	keep := make(map[string]bool, len(live))
-	for _, q := range live {
-		keep[q] = true
-	}
-	for q := range r.shapeOf {
-		if !keep[q] {
-			r.conv.DropQuery(q)
-		}
-	}
-}
-
-// check ends the run on the floor and the exit rule's evidence, or the deadline.
+// check ends the run on the judge's verdict, or the deadline.
 func (r *run) check(ctx context.Context, plan Plan) (Report, bool) {
-	if r.floorMet() && r.warmEnough() {
-		return Report{Outcome: OutcomeWarm, Plan: plan, Reason: r.reason(OutcomeWarm)}, true
+	if r.j.Warm() {
+		return Report{Outcome: OutcomeWarm, Plan: plan, Reason: r.j.Reason(true)}, true
 	}
 	if ctx.Err() != nil || !r.now().Before(r.deadline) {
-		return Report{Outcome: OutcomeBudgetExpired, Plan: plan, Reason: r.reason(OutcomeBudgetExpired)}, true
+		return Report{Outcome: OutcomeBudgetExpired, Plan: plan, Reason: r.j.Reason(false)}, true
 	}
 	return Report{}, false
 }
@@ -375,7 +355,7 @@ func (r *run) send(ctx context.Context, step, sql string) (pinot.Result, time.Du
 	id := pinot.ProbeIDPrefix + r.s.RunID + "-" + strconv.FormatUint(r.seq.Add(1), 10)
 	t0 := r.now()
 	if step == StepProbe {
-		r.tries.sent(sql, t0)
+		r.j.Sent(sql, t0)
 	}
 	res := r.p.Broker.Query(pctx, pinot.Query{SQL: sql, Timeout: timeout, ClientQueryID: id})
 	lat := r.now().Sub(t0)
@@ -384,7 +364,7 @@ func (r *run) send(ctx context.Context, step, sql string) (pinot.Result, time.Du
 	}
 	if step == StepProbe {
 		timedOut := ctx.Err() == nil && errors.Is(pctx.Err(), context.DeadlineExceeded)
-		r.tries.answered(sql, res, aboutTheQuery(res, timedOut), r.now())
+		r.j.Answered(sql, res, timedOut, r.now())
 	}
 	if r.pace != nil && step == StepProbe {
 		if t, quota, rate, changed := r.pace.observe(sql, res); changed {
@@ -392,16 +372,9 @@ func (r *run) send(ctx context.Context, step, sql string) (pinot.Result, time.Du
 		}
 	}
 	if step == StepProbe {
-		ok := res.Class == pinot.Success
-		if ok {
-			r.succeeded.Add(1)
-			if r.mse[sql] {
-				r.mseSucceeded.Add(1)
-			}
-		} else {
-			r.failed.Add(1)
+		for _, st := range r.j.Probed(sql, lat, res.Class == pinot.Success) {
+			r.p.Observer.Observe(Event{Kind: KindShapeWindow, Shape: st})
 		}
-		r.converge(sql, lat, ok)
 	}
 	r.p.Observer.Observe(Event{Kind: KindProbed, SQL: sql, Step: step, Result: res, Latency: lat, MultiStage: r.mse[sql]})
 	return res, lat

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/warmup-sidecar/warmup-sidecar/internal/fakepinot"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/judge"
 )
 
 // simClock is the run's clock in these tests: it moves only when the fake broker
@@ -51,7 +52,7 @@ func simulate(b *fakepinot.Broker, clk *simClock, latency func(sql string, n int
 // deadline is far, the simulated one is the budget.
 func convergedRun(t *testing.T, s Settings) (*Prober, *fakepinot.Broker, *simClock, *recorder) {
 	t.Helper()
-	s.Exit = ExitConverged
+	s.Exit = judge.ExitConverged
 	p, b, _, rec := cluster(t, s)
 	clk := newSimClock()
 	p.Now = clk.Now
@@ -64,13 +65,13 @@ func runFor(p *Prober, clk *simClock, budget time.Duration) Report {
 
 func TestConvergedExitNeedsFlatWindowsBeyondTheFloor(t *testing.T) {
 	for _, tc := range []struct {
-		exit    ExitRule
+		exit    judge.ExitRule
 		atLeast int64
 		atMost  int64
 	}{
-		{ExitFloor, 5, 5},
+		{judge.ExitFloor, 5, 5},
 		// The floor of 5 is met long before limit1 has a reference and 3 flat windows.
-		{ExitConverged, 40, 40},
+		{judge.ExitConverged, 40, 40},
 	} {
 		t.Run(string(tc.exit), func(t *testing.T) {
 			p, b, _, rec := cluster(t, Settings{MinIterations: 5, Exit: tc.exit, Tables: []string{"orders"}})
@@ -84,7 +85,7 @@ func TestConvergedExitNeedsFlatWindowsBeyondTheFloor(t *testing.T) {
 			if rep.Succeeded < tc.atLeast || rep.Succeeded > tc.atMost {
 				t.Errorf("succeeded %d, want %d..%d", rep.Succeeded, tc.atLeast, tc.atMost)
 			}
-			if tc.exit == ExitConverged && (len(rec.windows) != 4 || !rec.windows[3].Converged || rec.windows[3].Shape != ShapeLimit1) {
+			if tc.exit == judge.ExitConverged && (len(rec.windows) != 4 || !rec.windows[3].Converged || rec.windows[3].Shape != ShapeLimit1) {
 				t.Errorf("windows heard %+v, want 4 of limit1, the last converged", rec.windows)
 			}
 		})
@@ -203,8 +204,8 @@ func (c *compileSource) CompileTime(context.Context) (time.Duration, error) {
 // readings) with readings every millisecond.
 func jitRun(t *testing.T, src *compileSource) (*Prober, *recorder) {
 	t.Helper()
-	p, _, _, rec := cluster(t, Settings{MinIterations: 1, Exit: ExitConverged, Tables: []string{"orders"},
-		JIT: JITRule{Every: time.Millisecond, Span: time.Millisecond}})
+	p, _, _, rec := cluster(t, Settings{MinIterations: 1, Exit: judge.ExitConverged, Tables: []string{"orders"},
+		JIT: judge.JITRule{Every: time.Millisecond, Span: time.Millisecond}})
 	p.Compile = src
 	return p, rec
 }
@@ -250,8 +251,8 @@ func TestFailingJITSourceIsIgnoredForTheRun(t *testing.T) {
 	if rep.Outcome != OutcomeWarm {
 		t.Fatalf("outcome %s: %s; a failing JIT source must not hold the exit", rep.Outcome, rep.Reason)
 	}
-	if n := src.reads.Load(); n != DefaultJITFailures {
-		t.Errorf("source read %d times, want %d (the failures given up after) then ignored", n, DefaultJITFailures)
+	if n := src.reads.Load(); n != judge.DefaultJITFailures {
+		t.Errorf("source read %d times, want %d (the failures given up after) then ignored", n, judge.DefaultJITFailures)
 	}
 	if len(rec.jitErrs) != 1 || !strings.Contains(rep.Reason, "JIT signal ignored") {
 		t.Errorf("errors heard %v, reason %q", rec.jitErrs, rep.Reason)
@@ -260,7 +261,7 @@ func TestFailingJITSourceIsIgnoredForTheRun(t *testing.T) {
 
 func TestFloorExitStillReportsTheJIT(t *testing.T) {
 	src := &compileSource{busy: func(int64) bool { return true }, step: 50 * ms}
-	p, _, _, rec := cluster(t, Settings{MinIterations: 300, Tables: []string{"orders"}, JIT: JITRule{Every: time.Millisecond, Span: time.Millisecond}})
+	p, _, _, rec := cluster(t, Settings{MinIterations: 300, Tables: []string{"orders"}, JIT: judge.JITRule{Every: time.Millisecond, Span: time.Millisecond}})
 	p.Compile = src
 	rep := p.Run(context.Background(), time.Now().Add(15*time.Second))
 	if rep.Outcome != OutcomeWarm {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/pinot"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/judge"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/sqltext"
 )
 
@@ -56,7 +57,7 @@ func executionError() pinot.Result {
 func runScript(t *testing.T, b *scriptBroker, s Settings, budget time.Duration) (Report, *recorder) {
 	t.Helper()
 	rec := &recorder{}
-	s.Exit = ExitConverged
+	s.Exit = judge.ExitConverged
 	if s.Concurrency == 0 {
 		s.Concurrency = 4
 	}

@@ -1,6 +1,10 @@
 package prober
 
-import "time"
+import (
+	"time"
+
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/judge"
+)
 
 // Settings are the knobs of one run. A zero field takes the default its comment
 // names, so a zero Settings runs the default probe with the sidecar's defaults.
@@ -21,13 +25,13 @@ type Settings struct {
 	NoScatterProbes int
 	// RunID tags this run's clientQueryIds.
 	RunID string
-	// Exit is the rule that ends a run warm; "" is ExitFloor.
-	Exit ExitRule
-	// Converge is the latency rule of ExitConverged; zero fields take defaults.
-	Converge ConvergeRule
+	// Exit is the rule that ends a run warm; "" is judge.ExitFloor.
+	Exit judge.ExitRule
+	// Converge is the latency rule of judge.ExitConverged; zero fields take defaults.
+	Converge judge.ConvergeRule
 	// JIT is the compile-rate rule, used when the Prober has a Compile source;
 	// zero fields take defaults.
-	JIT JITRule
+	JIT judge.JITRule
 	// Shapes chooses the default probe's queries; "" is ShapesSchema.
 	Shapes ShapeMode
 	// MultiStage says whether the multi-stage engine is warmed too; "" is EngineAuto.

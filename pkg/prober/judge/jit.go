@@ -1,15 +1,6 @@
-package prober
+package judge
 
-import (
-	"context"
-	"time"
-)
-
-// CompileTimeSource reads the broker JVM's cumulative JIT compilation time (the
-// JMX CompilationMXBean's TotalCompilationTime, as a metrics agent exports it).
-type CompileTimeSource interface {
-	CompileTime(ctx context.Context) (time.Duration, error)
-}
+import "time"
 
 // JITRule says when the broker's JIT compiler has gone quiet: the compile rate
 // (seconds of compilation per second of wall time, over the last Span) stays at

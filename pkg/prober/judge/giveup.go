@@ -1,8 +1,7 @@
-package prober
+package judge
 
 import (
 	"fmt"
-	"net/http"
 	"sync"
 	"time"
 
@@ -115,9 +114,9 @@ func (ts *tries) givenUp(sql string) string {
 // a while: those must not give up every shape.
 func aboutTheQuery(res pinot.Result, timedOut bool) bool {
 	switch {
-	case res.Class == pinot.Success, res.Class == pinot.Unauthorized, quotaRefusal(res):
+	case res.Class == pinot.Success, res.Class == pinot.Unauthorized, pinot.QuotaRefused(res):
 		return false
-	case res.HTTPStatus == http.StatusOK:
+	case res.HTTPStatus == 200: // the broker answered, with exceptions of its own
 		return res.ErrorCode != 0 && !clusterState[res.ErrorCode]
 	}
 	return timedOut

@@ -1,60 +1,40 @@
-package prober
+package judge
 
 import (
 	"fmt"
 	"strings"
-	"time"
 )
 
-// ExitRule is what ends a run warm before its budget.
-type ExitRule string
-
-// Exit rules. The zero value is ExitFloor.
-const (
-	// ExitFloor: the success floor alone.
-	ExitFloor ExitRule = "floor"
-	// ExitConverged: the floor, and probe latency flat on every shape, and (when
-	// the broker's JVM metrics are known) the JIT compile rate quiet.
-	ExitConverged ExitRule = "converged"
-)
-
-// warmEnough reports whether the evidence the exit rule asks for, beyond the
-// floor, is in.
-func (r *run) warmEnough() bool {
-	if r.s.Exit != ExitConverged {
-		return true
-	}
-	return r.conv != nil && r.conv.Converged() && r.jit.quietOrIgnored()
-}
-
-// reason says in one line why the run ends with this outcome.
-func (r *run) reason(o Outcome) string {
-	floor := r.s.MinIterations
-	ok := r.succeeded.Load()
-	if o == OutcomeWarm {
+// Reason says in one line why the run is warm (warm) or what it lacks at its
+// budget (not warm).
+func (j *Judge) Reason(warm bool) string {
+	floor := j.rules.Floor
+	ok := j.floor.succeeded.Load()
+	converged := j.rules.Exit == ExitConverged
+	if warm {
 		parts := []string{fmt.Sprintf("floor of %d successful probes reached", floor)}
-		if r.s.Exit == ExitConverged {
+		if converged {
 			var shapes []string
-			for _, st := range r.conv.States() {
+			for _, st := range j.conv.States() {
 				shapes = append(shapes, st.Shape)
 			}
 			parts = append(parts, "latency flat on "+capList(shapes))
-			parts = append(parts, r.jit.describe())
+			parts = append(parts, j.jit.describe())
 		}
 		return strings.Join(nonEmpty(parts), "; ")
 	}
 	var missing []string
 	if ok < int64(floor) {
 		missing = append(missing, fmt.Sprintf("%d of %d successful probes", ok, floor))
-	} else if short := r.engineShortfall(); short != "" {
+	} else if short := j.floor.shortfall(); short != "" {
 		missing = append(missing, short)
 	}
-	if r.s.Exit == ExitConverged {
-		if r.conv != nil && !r.conv.Converged() {
-			missing = append(missing, "latency not yet flat on "+r.unsettled())
+	if converged {
+		if j.conv != nil && !j.conv.Converged() {
+			missing = append(missing, "latency not yet flat on "+j.unsettled())
 		}
-		if !r.jit.quietOrIgnored() {
-			missing = append(missing, r.jit.describe())
+		if !j.jit.quietOrIgnored() {
+			missing = append(missing, j.jit.describe())
 		}
 	}
 	if len(missing) == 0 {
@@ -65,11 +45,11 @@ func (r *run) reason(o Outcome) string {
 
 // unsettled names the shapes not yet converged, with how far each got; the
 // pooled (multi-stage) shapes once, as their engine.
-func (r *run) unsettled() string {
+func (j *Judge) unsettled() string {
 	var out []string
-	need := r.conv.Rule().Windows
+	need := j.conv.Rule().Windows
 	pooled := 0
-	for _, s := range r.conv.States() {
+	for _, s := range j.conv.States() {
 		switch {
 		case s.Converged:
 		case s.Pooled:
@@ -104,12 +84,4 @@ func nonEmpty(ss []string) []string {
 		}
 	}
 	return out
-}
-
-// converge feeds one floor probe to the shape's convergence.
-func (r *run) converge(sql string, lat time.Duration, ok bool) {
-	closed := r.conv.Observe(sql, lat, ok)
-	for _, st := range closed {
-		r.p.Observer.Observe(Event{Kind: KindShapeWindow, Shape: st})
-	}
 }

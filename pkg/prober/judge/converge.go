@@ -1,4 +1,4 @@
-package prober
+package judge
 
 import (
 	"slices"
@@ -42,14 +42,6 @@ func (r ConvergeRule) withDefaults() ConvergeRule {
 	r.NoiseFloor = orDefault(r.NoiseFloor, DefaultConvergeNoiseFloor)
 	r.Windows = orDefault(r.Windows, DefaultConvergeWindows)
 	return r
-}
-
-// orDefault is v, or d when v is unset (zero or negative).
-func orDefault[T int | float64 | time.Duration](v, d T) T {
-	if v <= 0 {
-		return d
-	}
-	return v
 }
 
 // band is how far from ref a window median may be and still count as flat.
@@ -311,6 +303,22 @@ func (t *Tracker) DropQuery(query string) {
 	defer t.mu.Unlock()
 	if m := t.queries[query]; m != nil {
 		t.dropMember(m)
+	}
+}
+
+// keepOnly stops judging every query not in live: a shape is judged on its
+// live queries, and is no longer required when it has none left.
+func (t *Tracker) keepOnly(live []string) {
+	keep := make(map[string]bool, len(live))
+	for _, q := range live {
+		keep[q] = true
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for q, m := range t.queries {
+		if !keep[q] {
+			t.dropMember(m)
+		}
 	}
 }
 

@@ -1,11 +1,9 @@
-package prober
+package judge
 
 import (
 	"strconv"
 	"testing"
 	"time"
-
-	"github.com/warmup-sidecar/warmup-sidecar/pkg/sqltext"
 )
 
 // poolShapes names n shapes mse_1..mse_n.
@@ -143,28 +141,6 @@ func TestPoolWindowClosesForEveryShape(t *testing.T) {
 		if st.Latest != time.Duration(i+1)*ms {
 			t.Errorf("%s: latest %s, want its own median %s", st.Shape, st.Latest, time.Duration(i+1)*ms)
 		}
-	}
-}
-
-// A default run on a broker whose multi-stage engine answers 5 ms slower than
-// its single-stage one ends warm by the converged exit long before forty
-// multi-stage probes per shape (which the per-shape rule needed, and which the
-// 15 s budget could not give on the study's broker).
-func TestConvergedRunWithBothEnginesNeedsNoFortyPerMultiStageShape(t *testing.T) {
-	b := &engineBroker{mseServed: true, mseDelay: 5 * time.Millisecond}
-	rep, _ := runEngine(t, b, schemaCatalog{}, Settings{MinIterations: 300, Exit: ExitConverged, MultiStage: EngineOn}, 30*time.Second)
-	if rep.Outcome != OutcomeWarm {
-		t.Fatalf("outcome %s (%s), want warm", rep.Outcome, rep.Reason)
-	}
-	shapes := map[string]bool{}
-	for i, q := range rep.Plan.Queries {
-		if sqltext.MultiStage(q) {
-			shapes[rep.Plan.ShapeOf(i)] = true
-		}
-	}
-	perShape := int64(4 * DefaultConvergeWindow * len(shapes))
-	if len(shapes) < 5 || b.mse.Load() >= perShape {
-		t.Fatalf("%d multi-stage probes over %d multi-stage shapes; want fewer than the per-shape rule's %d", b.mse.Load(), len(shapes), perShape)
 	}
 }
 

@@ -1,4 +1,4 @@
-package prober
+package judge
 
 import "time"
 

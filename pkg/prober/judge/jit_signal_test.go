@@ -1,0 +1,39 @@
+package judge
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+)
+
+var errScrapeTimeout = errors.New("reading JVM metrics from http://127.0.0.1:8008/metrics: context deadline exceeded")
+
+// The state a failing read leaves: the last readings, and the streak.
+func TestJITSignalKeepsTheLastReadingsThroughFailures(t *testing.T) {
+	w := newJITSignal(JITRule{Span: time.Millisecond})
+	t0 := time.Unix(100, 0)
+	w.add(t0, time.Second)
+	w.add(t0.Add(time.Second), 3*time.Second) // 2 s/s: compiling
+	for i := 1; i < DefaultJITFailures; i++ {
+		if n, gaveUp := w.failed(errScrapeTimeout); n != i || gaveUp {
+			t.Fatalf("failure %d: streak %d, gave up %v", i, n, gaveUp)
+		}
+	}
+	if w.quietOrIgnored() {
+		t.Error("a failing source let a compiling JIT pass as quiet")
+	}
+	if d := w.describe(); !strings.Contains(d, "JIT still compiling (2.000 s/s") || !strings.Contains(d, "5 failed readings since") {
+		t.Errorf("describe %q", d)
+	}
+	w.add(t0.Add(2*time.Second), 3*time.Second)
+	if n, _ := w.failed(errScrapeTimeout); n != 1 {
+		t.Errorf("a good reading did not end the streak: %d", n)
+	}
+	for range DefaultJITFailures - 1 {
+		w.failed(errScrapeTimeout)
+	}
+	if !w.quietOrIgnored() || !strings.Contains(w.describe(), "JIT signal ignored") {
+		t.Errorf("after %d failures in a row: %q", DefaultJITFailures, w.describe())
+	}
+}

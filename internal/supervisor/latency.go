@@ -1,8 +1,9 @@
 package supervisor
 
 import (
-	"sort"
 	"time"
+
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/judge"
 )
 
 // latencyWindow keeps the first and the last n probe latencies of a run: their
@@ -33,15 +34,4 @@ func (w *latencyWindow) add(d time.Duration) {
 	w.next = (w.next + 1) % w.n
 }
 
-func medianMs(ds []time.Duration) float64 {
-	if len(ds) == 0 {
-		return 0
-	}
-	s := append([]time.Duration(nil), ds...)
-	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
-	m := s[len(s)/2]
-	if len(s)%2 == 0 {
-		m = (s[len(s)/2-1] + s[len(s)/2]) / 2
-	}
-	return float64(m.Microseconds()) / 1000
-}
+func medianMs(ds []time.Duration) float64 { return durationMs(judge.Median(ds)) }

@@ -216,7 +216,7 @@ func (t *Tracker) Observe(query string, latency time.Duration, ok bool) []ShapeS
 	}
 	restart, slowest := false, time.Duration(0)
 	for _, x := range live {
-		med := median(x.samples)
+		med := Median(x.samples)
 		slowest = max(slowest, med)
 		var inARow int
 		if x.ref, inARow = t.rule.next(x.ref, 1, med); inARow == 0 {
@@ -383,7 +383,13 @@ func (t *Tracker) States() []ShapeState {
 // Rule is the tracker's rule, defaults filled in.
 func (t *Tracker) Rule() ConvergeRule { return t.rule }
 
-func median(ds []time.Duration) time.Duration {
+// Median is the middle of ds (the mean of the two middle ones for an even
+// count); 0 for none. The project's one median: a shape's windows here, the
+// first and last probes in /status.
+func Median(ds []time.Duration) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
 	s := slices.Clone(ds)
 	slices.Sort(s)
 	n := len(s)

@@ -60,7 +60,7 @@ func (t *Tracker) observePooled(p *group, m *member, latency time.Duration) []Sh
 		if len(x.samples) == 0 {
 			return nil // a query of the pool has not answered in this window yet
 		}
-		byLeg[x.leg] = append(byLeg[x.leg], median(x.samples))
+		byLeg[x.leg] = append(byLeg[x.leg], Median(x.samples))
 	}
 	if len(byLeg) == 0 {
 		return nil
@@ -71,7 +71,7 @@ func (t *Tracker) observePooled(p *group, m *member, latency time.Duration) []Sh
 	restart := false
 	for leg, medians := range byLeg {
 		var inARow int
-		if p.legRef[leg], inARow = t.rule.next(p.legRef[leg], 1, median(medians)); inARow == 0 {
+		if p.legRef[leg], inARow = t.rule.next(p.legRef[leg], 1, Median(medians)); inARow == 0 {
 			restart = true
 		}
 	}
@@ -86,11 +86,11 @@ func (t *Tracker) observePooled(p *group, m *member, latency time.Duration) []Sh
 		var ms []time.Duration
 		for _, x := range st.members {
 			if x.live {
-				ms = append(ms, median(x.samples))
+				ms = append(ms, Median(x.samples))
 			}
 		}
 		if len(ms) > 0 {
-			own = median(ms)
+			own = Median(ms)
 		}
 		st.state.closed(own, p.inARow, t.rule.Windows)
 		if st.required() {

@@ -2,49 +2,36 @@ package supervisor
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"syscall"
 	"time"
 
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/backoff"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/gatehttp"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/pinot"
 )
 
-// poll is what one /health check says about the broker.
-type poll int
-
-const (
-	pollOK   poll = iota // 200
-	pollBad              // refused, or a real non-200 answer: evidence it is going or gone
-	pollSlow             // no answer in time (or cut): a loaded broker, not evidence of anything
-)
-
-// check asks /health once with a timeout and shares the answer with /readyz.
-func (s *Supervisor) check(ctx context.Context) poll {
+// check asks /health once with a timeout and shares the answer with /readyz,
+// which judges it the same way (gatehttp.JudgeHealth).
+func (s *Supervisor) check(ctx context.Context) gatehttp.HealthVerdict {
 	cctx, cancel := context.WithTimeout(ctx, s.HealthTimeout)
 	defer cancel()
-	h, err := s.Broker.Health(cctx)
+	ok, reason, err := healthAnswer(s.Broker.Health(cctx))
 	if ctx.Err() == nil {
-		s.Health.Store(healthVerdict(h, err))
+		s.Health.Store(ok, reason, err)
 	}
-	switch {
-	case err == nil && h.OK:
-		return pollOK
-	case err == nil, errors.Is(err, syscall.ECONNREFUSED):
-		return pollBad
-	default:
-		return pollSlow
-	}
+	v, _ := gatehttp.JudgeHealth(ok, reason, err)
+	return v
 }
 
 // HealthCheck is the gate's check of the broker: ok on a /health 200, else the
 // answer as the reason readiness is withheld.
 func HealthCheck(health func(context.Context) (pinot.Health, error)) func(context.Context) (bool, string, error) {
-	return func(ctx context.Context) (bool, string, error) { return healthVerdict(health(ctx)) }
+	return func(ctx context.Context) (bool, string, error) { return healthAnswer(health(ctx)) }
 }
 
-func healthVerdict(h pinot.Health, err error) (ok bool, reason string, _ error) {
+// healthAnswer is a /health answer as gatehttp judges it: ok, or the status
+// and body as the reason.
+func healthAnswer(h pinot.Health, err error) (ok bool, reason string, _ error) {
 	if err != nil || h.OK {
 		return h.OK, "", err
 	}
@@ -64,9 +51,9 @@ func (s *Supervisor) waitHealthy(ctx context.Context, warmEarly bool) bool {
 	defer func() { e.stop() }()
 	for {
 		switch s.check(ctx) {
-		case pollOK:
+		case gatehttp.Healthy:
 			return true
-		case pollSlow:
+		case gatehttp.Slow:
 			e.stop()
 			e = nil
 		}
@@ -88,16 +75,16 @@ func (s *Supervisor) watch(ctx context.Context, lt *lifetime) string {
 			return ""
 		}
 		switch s.check(ctx) {
-		case pollOK:
+		case gatehttp.Healthy:
 			bad = 0
 			if why := s.restarted(ctx, lt); why != "" {
 				return why
 			}
-		case pollBad:
+		case gatehttp.Down:
 			if bad++; bad >= s.GoneAfter {
 				return fmt.Sprintf("/health refused or not 200 on %d polls in a row", bad)
 			}
-		case pollSlow:
+		case gatehttp.Slow:
 		}
 		if ctx.Err() != nil {
 			return ""

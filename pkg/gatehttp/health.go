@@ -89,12 +89,6 @@ func (h *BrokerHealth) store(ok bool, reason string, err error) verdict {
 }
 
 func judge(ok bool, reason string, err error) verdict {
-	switch {
-	case err != nil:
-		return verdict{false, "broker unreachable: " + err.Error()}
-	case !ok:
-		return verdict{false, reason}
-	default:
-		return verdict{true, ""}
-	}
+	v, why := JudgeHealth(ok, reason, err)
+	return verdict{v == Healthy, why}
 }

@@ -2,10 +2,12 @@ package gatehttp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -173,5 +175,34 @@ func TestBrokerHealthAsksAgainOnceTheAnswerIsOld(t *testing.T) {
 	h.Get(context.Background())
 	if n := checks.Load(); n != 2 {
 		t.Fatalf("%d checks once the answer is MaxAge old, want 2", n)
+	}
+}
+
+// One verdict for a /health check, the watch's and /readyz's: a refusal or a
+// non-200 is evidence the broker is down; no answer in time is evidence of
+// nothing (a busy broker), and not ready either — not "unreachable".
+func TestJudgeHealth(t *testing.T) {
+	refused := fmt.Errorf("checking broker health: %w", syscall.ECONNREFUSED)
+	timedOut := fmt.Errorf("checking broker health: %w", context.DeadlineExceeded)
+	for _, c := range []struct {
+		name   string
+		ok     bool
+		reason string
+		err    error
+		want   HealthVerdict
+		why    string
+	}{
+		{"200", true, "", nil, Healthy, ""},
+		{"503", false, "broker /health answered HTTP 503: SHUTTING_DOWN", nil, Down, "broker /health answered HTTP 503: SHUTTING_DOWN"},
+		{"refused", false, "", refused, Down, "broker unreachable: checking broker health: connection refused"},
+		{"timed out", false, "", timedOut, Slow, "broker /health did not answer in time: checking broker health: context deadline exceeded"},
+		{"no such host", false, "", errors.New("dial tcp: lookup broker: no such host"), Slow, "broker unreachable: dial tcp: lookup broker: no such host"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			v, why := JudgeHealth(c.ok, c.reason, c.err)
+			if v != c.want || why != c.why {
+				t.Errorf("JudgeHealth = %v %q, want %v %q", v, why, c.want, c.why)
+			}
+		})
 	}
 }

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/warmup-sidecar/warmup-sidecar/internal/fakepinot"
-	"github.com/warmup-sidecar/warmup-sidecar/internal/supervisor"
+	"github.com/warmup-sidecar/warmup-sidecar/internal/report"
 )
 
 // serveUntilReady starts serve with env and waits for /readyz 200; it returns
@@ -38,10 +38,10 @@ func serveUntilReady(t *testing.T, env ...string) (string, *syncBuf) {
 	}
 }
 
-func status(t *testing.T, addr string) supervisor.Status {
+func status(t *testing.T, addr string) report.Status {
 	t.Helper()
 	_, body := httpGet("http://" + addr + "/status")
-	var st supervisor.Status
+	var st report.Status
 	if err := json.Unmarshal([]byte(body), &st); err != nil {
 		t.Fatalf("/status: %v: %s", err, body)
 	}

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/warmup-sidecar/warmup-sidecar/internal/fakepinot"
-	"github.com/warmup-sidecar/warmup-sidecar/internal/supervisor"
+	"github.com/warmup-sidecar/warmup-sidecar/internal/report"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober"
 )
 
@@ -175,7 +175,7 @@ func TestServeWaitsForEveryTableLeg(t *testing.T) {
 	}
 }
 
-func sqlDropped(ds []supervisor.Dropped, sql string) bool {
+func sqlDropped(ds []report.Dropped, sql string) bool {
 	for _, d := range ds {
 		if d.SQL == sql {
 			return true

@@ -11,6 +11,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"github.com/warmup-sidecar/warmup-sidecar/internal/config"
+	"github.com/warmup-sidecar/warmup-sidecar/internal/report"
 	"github.com/warmup-sidecar/warmup-sidecar/internal/supervisor"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/gatehttp"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/jvmmetrics"
@@ -100,9 +101,9 @@ func compileSource(cfg config.Config) prober.CompileTimeSource {
 type sidecar struct {
 	reg     *prometheus.Registry
 	gate    *gatehttp.Gate
-	board   *supervisor.StatusBoard
+	board   *report.StatusBoard
 	health  *gatehttp.BrokerHealth
-	metrics *supervisor.Metrics
+	metrics *report.Metrics
 	sup     *supervisor.Supervisor
 }
 
@@ -113,7 +114,7 @@ func newSidecar(cfg config.Config, log *slog.Logger, client *pinot.Client) (*sid
 	if err != nil {
 		return nil, fmt.Errorf("registering gate metrics: %w", err)
 	}
-	m, err := supervisor.NewMetrics(reg)
+	m, err := report.NewMetrics(reg)
 	if err != nil {
 		return nil, fmt.Errorf("registering run metrics: %w", err)
 	}
@@ -121,8 +122,8 @@ func newSidecar(cfg config.Config, log *slog.Logger, client *pinot.Client) (*sid
 		gm.Warm.Set(1)
 	}
 	gate := gatehttp.NewGate(gm)
-	board := supervisor.NewStatusBoard(cfg.Enabled, cfg.MinIterations, cfg.Budget, time.Now)
-	board.Update(func(s *supervisor.Status) { s.Exit = cfg.Exit })
+	board := report.NewStatusBoard(cfg.Enabled, cfg.MinIterations, cfg.Budget, time.Now)
+	board.Update(func(s *report.Status) { s.Exit = cfg.Exit })
 	health := &gatehttp.BrokerHealth{Check: supervisor.HealthCheck(client.Health), MaxAge: time.Second, Timeout: 800 * time.Millisecond, Now: time.Now}
 	sup := &supervisor.Supervisor{
 		Opts: supervisor.Options{

@@ -23,7 +23,7 @@ import (
 
 	"github.com/warmup-sidecar/warmup-sidecar/e2e/cluster"
 	"github.com/warmup-sidecar/warmup-sidecar/e2e/sidecar"
-	"github.com/warmup-sidecar/warmup-sidecar/internal/supervisor"
+	"github.com/warmup-sidecar/warmup-sidecar/internal/report"
 )
 
 func main() { os.Exit(run()) }
@@ -122,17 +122,17 @@ func run() int {
 }
 
 // waitOutcome polls /status until the run has an outcome.
-func waitOutcome(ctx context.Context, p *sidecar.Proc) (supervisor.Status, error) {
+func waitOutcome(ctx context.Context, p *sidecar.Proc) (report.Status, error) {
 	for {
 		if st, err := p.Status(); err == nil && st.Outcome != "" {
 			return st, nil
 		}
 		if done, perr := p.Exited(); done {
-			return supervisor.Status{}, fmt.Errorf("sidecar exited: %v", perr)
+			return report.Status{}, fmt.Errorf("sidecar exited: %v", perr)
 		}
 		select {
 		case <-ctx.Done():
-			return supervisor.Status{}, ctx.Err()
+			return report.Status{}, ctx.Err()
 		case <-time.After(200 * time.Millisecond):
 		}
 	}

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/warmup-sidecar/warmup-sidecar/e2e/container"
-	"github.com/warmup-sidecar/warmup-sidecar/internal/supervisor"
+	"github.com/warmup-sidecar/warmup-sidecar/internal/report"
 )
 
 // The container the chart renders (through warmup-inject, the post-renderer, on the official
@@ -94,8 +94,8 @@ func TestChartRenderedContainerAgainstRealPinot(t *testing.T) {
 }
 
 // containerStatus fetches the sidecar's /status.
-func containerStatus(url string) (supervisor.Status, error) {
-	var s supervisor.Status
+func containerStatus(url string) (report.Status, error) {
+	var s report.Status
 	c := http.Client{Timeout: 2 * time.Second}
 	resp, err := c.Get(url + "/status")
 	if err != nil {

@@ -13,7 +13,7 @@ import (
 
 	"github.com/warmup-sidecar/warmup-sidecar/e2e/cluster"
 	"github.com/warmup-sidecar/warmup-sidecar/e2e/sidecar"
-	"github.com/warmup-sidecar/warmup-sidecar/internal/supervisor"
+	"github.com/warmup-sidecar/warmup-sidecar/internal/report"
 )
 
 // exitFloor ends a run at its floor: for the scenarios about something else than
@@ -96,7 +96,7 @@ func brokerHealth() int {
 }
 
 // waitOutcome polls /status until a run has an outcome, up to d.
-func waitOutcome(t *testing.T, p *sidecar.Proc, d time.Duration) supervisor.Status {
+func waitOutcome(t *testing.T, p *sidecar.Proc, d time.Duration) report.Status {
 	t.Helper()
 	deadline := time.Now().Add(d)
 	for time.Now().Before(deadline) {

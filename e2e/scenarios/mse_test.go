@@ -13,7 +13,7 @@ import (
 
 	"github.com/warmup-sidecar/warmup-sidecar/e2e/cluster"
 	"github.com/warmup-sidecar/warmup-sidecar/e2e/coldstart"
-	"github.com/warmup-sidecar/warmup-sidecar/internal/supervisor"
+	"github.com/warmup-sidecar/warmup-sidecar/internal/report"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/shapes"
 )
 
@@ -154,7 +154,7 @@ func TestColdMultiStageQueriesFailWithoutTheSidecarNotWithIt(t *testing.T) {
 	}
 	// Each engine's progress adds up to the run's: the floor split between them,
 	// every successful probe counted against one, and the multi-stage engine probed.
-	ss, ms := st.Engines[supervisor.EngineSingleStage], st.Engines[supervisor.EngineMultiStage]
+	ss, ms := st.Engines[report.EngineSingleStage], st.Engines[report.EngineMultiStage]
 	if len(st.Engines) != 2 || ss.FloorShare+ms.FloorShare != int64(st.Floor) || ms.FloorShare == 0 ||
 		ss.ProbesSucceeded+ms.ProbesSucceeded != st.ProbesSucceeded || ms.ProbesSucceeded == 0 {
 		t.Errorf("/status engines = %+v (floor %d, %d successful probes): want both engines, the floor split "+

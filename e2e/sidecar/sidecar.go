@@ -20,7 +20,7 @@ import (
 	"time"
 
 	"github.com/warmup-sidecar/warmup-sidecar/e2e/cluster"
-	"github.com/warmup-sidecar/warmup-sidecar/internal/supervisor"
+	"github.com/warmup-sidecar/warmup-sidecar/internal/report"
 )
 
 // Build compiles ./cmd/warmup-sidecar (found from the repository root: the product module, not
@@ -144,8 +144,8 @@ func (p *Proc) Ready() (bool, string) {
 }
 
 // Status fetches /status.
-func (p *Proc) Status() (supervisor.Status, error) {
-	var s supervisor.Status
+func (p *Proc) Status() (report.Status, error) {
+	var s report.Status
 	code, body, err := p.Get("/status")
 	if err != nil {
 		return s, err

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/warmup-sidecar/warmup-sidecar/internal/report"
 	"io"
 	"log/slog"
 	"net"
@@ -79,7 +80,7 @@ func answer(status int, body string) func(string) (int, string) {
 // can drop its idle connections and prove nothing is left running.
 type faultSup struct {
 	sup    *Supervisor
-	m      *Metrics
+	m      *report.Metrics
 	gm     *gatehttp.Metrics
 	logs   *syncBuffer
 	hc     *http.Client
@@ -103,7 +104,7 @@ func newFaultSup(t *testing.T, brokerURL, controllerURL string, opts Options, br
 		Opts:    opts,
 		Broker:  b,
 		Gate:    gatehttp.NewGate(gm),
-		Board:   NewStatusBoard(opts.Enabled, opts.Settings.MinIterations, opts.Budget, time.Now),
+		Board:   report.NewStatusBoard(opts.Enabled, opts.Settings.MinIterations, opts.Budget, time.Now),
 		Health:  &gatehttp.BrokerHealth{Check: HealthCheck(client.Health), MaxAge: time.Second, Timeout: 300 * time.Millisecond, Now: time.Now},
 		Metrics: m,
 		Log:     slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
@@ -154,7 +155,7 @@ func (fs *faultSup) runs() (total float64, by map[prober.Outcome]float64) {
 // probesTotal sums the result's probes over both engines.
 func (fs *faultSup) probesTotal(result string) int64 {
 	n := 0.0
-	for _, e := range []string{EngineSingleStage, EngineMultiStage} {
+	for _, e := range []string{report.EngineSingleStage, report.EngineMultiStage} {
 		n += testutil.ToFloat64(fs.m.Probes.WithLabelValues(result, e))
 	}
 	return int64(n)
@@ -584,9 +585,9 @@ func runFault(t *testing.T, c faultCase, failClosed bool) {
 		// /status and the counters agree with the log of the run that opened the gate.
 		if total, _ := fs.runs(); total == 1 {
 			if st.ProbesSucceeded != succeeded || st.ProbesFailed != failed ||
-				fs.probesTotal(ResultSuccess) != succeeded || fs.probesTotal(ResultFailure) != failed {
+				fs.probesTotal(report.ResultSuccess) != succeeded || fs.probesTotal(report.ResultFailure) != failed {
 				t.Errorf("counts disagree: log %d/%d, /status %d/%d, metrics %d/%d", succeeded, failed,
-					st.ProbesSucceeded, st.ProbesFailed, fs.probesTotal(ResultSuccess), fs.probesTotal(ResultFailure))
+					st.ProbesSucceeded, st.ProbesFailed, fs.probesTotal(report.ResultSuccess), fs.probesTotal(report.ResultFailure))
 			}
 		}
 	}

@@ -3,6 +3,7 @@ package supervisor
 import (
 	"context"
 	"fmt"
+	"github.com/warmup-sidecar/warmup-sidecar/internal/report"
 	"io"
 	"log/slog"
 	"runtime"
@@ -57,7 +58,7 @@ func leakSupervisor(t *testing.T, b Broker, logs io.Writer) *Supervisor {
 		Settings: prober.Settings{MinIterations: 1 << 62, Concurrency: 16, MaxTables: 5, ProbeTimeout: time.Second}}
 	return &Supervisor{
 		Opts: opts, Broker: b, Gate: gatehttp.NewGate(gm), Metrics: m,
-		Board:  NewStatusBoard(true, opts.Settings.MinIterations, opts.Budget, time.Now),
+		Board:  report.NewStatusBoard(true, opts.Settings.MinIterations, opts.Budget, time.Now),
 		Health: &gatehttp.BrokerHealth{Check: HealthCheck(b.Health), MaxAge: time.Second, Timeout: time.Second, Now: time.Now},
 		Log:    slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
 	}

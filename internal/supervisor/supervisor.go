@@ -1,7 +1,7 @@
 // Package supervisor is the sidecar's life cycle: wait for the broker's /health,
 // warm it, open the gate, watch the broker, and re-arm when it restarts.
-// It also keeps the sidecar's run state: the /status document (StatusBoard), the
-// run metrics, and the Recorder that feeds both from prober events.
+// What a run did is reported by internal/report (the /status document, the run
+// metrics, the log lines); this package keeps the lifetime and feeds them.
 //
 // Failure policy: the gate always opens by the budget, unless fail-closed is
 // asked for; then further runs follow, with a growing pause between them, until
@@ -11,6 +11,7 @@ package supervisor
 
 import (
 	"context"
+	"github.com/warmup-sidecar/warmup-sidecar/internal/report"
 	"log/slog"
 	"time"
 
@@ -50,9 +51,9 @@ type Supervisor struct {
 	// Compile reads the broker JVM's JIT compile time during runs; nil: none.
 	Compile prober.CompileTimeSource
 	Gate    *gatehttp.Gate
-	Board   *StatusBoard
+	Board   *report.StatusBoard
 	Health  *gatehttp.BrokerHealth
-	Metrics *Metrics
+	Metrics *report.Metrics
 	Log     *slog.Logger
 	Now     func() time.Time
 	// Sleep waits within ctx (false when ctx ended first); nil: backoff.Sleep.

@@ -2,6 +2,7 @@ package supervisor
 
 import (
 	"context"
+	"github.com/warmup-sidecar/warmup-sidecar/internal/report"
 	"io"
 	"log/slog"
 	"strings"
@@ -24,7 +25,7 @@ type harness struct {
 	sup    *Supervisor
 	broker *fakepinot.Broker
 	ctrl   *fakepinot.Controller
-	m      *Metrics
+	m      *report.Metrics
 	gm     *gatehttp.Metrics
 	logs   *syncBuffer
 	done   chan error
@@ -71,7 +72,7 @@ func newHarness(t *testing.T, opts Options) *harness {
 		Opts:      opts,
 		Broker:    client,
 		Gate:      gatehttp.NewGate(gm),
-		Board:     NewStatusBoard(opts.Enabled, opts.Settings.MinIterations, opts.Budget, time.Now),
+		Board:     report.NewStatusBoard(opts.Enabled, opts.Settings.MinIterations, opts.Budget, time.Now),
 		Health:    &gatehttp.BrokerHealth{Check: HealthCheck(client.Health), MaxAge: time.Second, Timeout: time.Second, Now: time.Now},
 		Metrics:   m,
 		Log:       slog.New(slog.NewJSONHandler(io.MultiWriter(logs), &slog.HandlerOptions{Level: slog.LevelDebug})),
@@ -81,14 +82,14 @@ func newHarness(t *testing.T, opts Options) *harness {
 }
 
 // newMetrics registers the runs' and the gate's collectors on a registry of their own.
-func newMetrics(t *testing.T) (*Metrics, *gatehttp.Metrics) {
+func newMetrics(t *testing.T) (*report.Metrics, *gatehttp.Metrics) {
 	t.Helper()
 	reg := prometheus.NewRegistry()
 	gm, err := gatehttp.NewMetrics(reg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := NewMetrics(reg)
+	m, err := report.NewMetrics(reg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/warmup-sidecar/warmup-sidecar/internal/report"
 	"log/slog"
 	"strconv"
 	"time"
@@ -42,7 +43,7 @@ func (s *Supervisor) warmOnce(ctx context.Context, lt *lifetime) runEnd {
 	p := &prober.Prober{
 		Broker:   s.Broker,
 		Planner:  prober.Planner{Catalog: s.Broker, Settings: settings},
-		Observer: prober.Observers{Recorder{M: s.Metrics, Board: s.Board}, newLogObserver(s.Log)},
+		Observer: prober.Observers{report.Recorder{M: s.Metrics, Board: s.Board}, report.NewLogObserver(s.Log)},
 		Quotas:   quotas,
 		Compile:  s.Compile,
 		Now:      s.Now,
@@ -119,7 +120,7 @@ func (s *Supervisor) finish(end runEnd, start time.Time) {
 	dur := s.Now().Sub(start)
 	s.Metrics.Runs.WithLabelValues(string(rep.Outcome)).Inc()
 	s.Metrics.Duration.Set(dur.Seconds())
-	s.Board.Update(func(st *Status) {
+	s.Board.Update(func(st *report.Status) {
 		st.Outcome = string(rep.Outcome)
 		st.ExitReason = rep.Reason
 		st.DurationSeconds = dur.Seconds()
@@ -171,7 +172,7 @@ func exitOf(s prober.Settings) judge.ExitRule {
 }
 
 // convergedOf says how many of the run's shapes have converged, as "n/m".
-func convergedOf(shapes []ShapeStatus) string {
+func convergedOf(shapes []report.ShapeStatus) string {
 	n := 0
 	for _, sh := range shapes {
 		if sh.Converged {

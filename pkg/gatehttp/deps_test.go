@@ -7,7 +7,7 @@ import (
 )
 
 // The gate package serves a gate: the sidecar's run state and its prober
-// observer live with the supervisor, so the gate links neither the prober nor
+// observer live in internal/report, so the gate links neither the prober nor
 // the Pinot client.
 func TestGateLinksNeitherProberNorPinot(t *testing.T) {
 	out, err := exec.Command("go", "list", "-deps", ".").Output()

@@ -1,4 +1,4 @@
-package supervisor
+package report
 
 import (
 	"bytes"
@@ -81,7 +81,7 @@ func goldenRun(t *testing.T, feed func(prober.Observer)) (logs, status, metrics 
 			}
 			return a
 		}}))
-	feed(prober.Observers{Recorder{M: f.m, Board: board}, newLogObserver(log)})
+	feed(prober.Observers{Recorder{M: f.m, Board: board}, NewLogObserver(log)})
 	js, err := json.MarshalIndent(board.Snapshot(f.gate), "", " ")
 	if err != nil {
 		t.Fatal(err)

@@ -1,4 +1,4 @@
-package supervisor
+package report
 
 import (
 	"bytes"
@@ -71,7 +71,7 @@ func TestDropLogSaysWhy(t *testing.T) {
 		"error 450: InternalError: V2 " + pinot.EngineNotEnabledText + ".":     "generated probe dropped: the broker's multi-stage engine is not enabled",
 	} {
 		var buf bytes.Buffer
-		o := newLogObserver(slog.New(slog.NewJSONHandler(&buf, nil)))
+		o := NewLogObserver(slog.New(slog.NewJSONHandler(&buf, nil)))
 		o.Observe(prober.Event{Kind: prober.KindPlanned, Plan: prober.Plan{Coverage: &selector.Coverage{}}})
 		o.Observe(prober.Event{Kind: prober.KindDropped, SQL: "SELECT 1 FROM t", Reason: reason})
 		if !strings.Contains(buf.String(), `"msg":"`+want+`"`) {

@@ -1,4 +1,4 @@
-package supervisor
+package report
 
 import (
 	"bytes"
@@ -49,9 +49,7 @@ func newFixture(t *testing.T) *fixture {
 	f.gate = gatehttp.NewGate(gm)
 	f.board = NewStatusBoard(true, 100, 15*time.Second, time.Now)
 	h := &gatehttp.BrokerHealth{
-		Check: HealthCheck(func(context.Context) (pinot.Health, error) {
-			return pinot.Health{OK: true, Status: 200, Body: "OK"}, nil
-		}),
+		Check:  func(context.Context) (bool, string, error) { return true, "", nil },
 		MaxAge: time.Second, Timeout: time.Second, Now: time.Now,
 	}
 	f.mux = (&gatehttp.Handlers{Gate: f.gate, Status: f.board.Document(f.gate), Health: h, Gatherer: f.reg}).Mux()
@@ -248,7 +246,7 @@ func TestRecorderLabelsTheEngine(t *testing.T) {
 func TestEngineFoundAfterThePlanReachesStatusAndLog(t *testing.T) {
 	f := newFixture(t)
 	var logs bytes.Buffer
-	obs := prober.Observers{Recorder{M: f.m, Board: f.board}, newLogObserver(slog.New(slog.NewTextHandler(&logs, nil)))}
+	obs := prober.Observers{Recorder{M: f.m, Board: f.board}, NewLogObserver(slog.New(slog.NewTextHandler(&logs, nil)))}
 	now := time.Now()
 	f.board.StartRun(now, now.Add(15*time.Second))
 	obs.Observe(prober.Event{Kind: prober.KindPlanned, Plan: prober.Plan{Custom: true, Queries: []string{"q1"}, Engine: prober.Engine{MultiStage: true, Found: "not known yet"}}})
@@ -266,7 +264,7 @@ func TestEngineFoundAfterThePlanReachesStatusAndLog(t *testing.T) {
 // The engine that lends its workers says so once in the log, through the run's fan-out.
 func TestEngineWarmIsLogged(t *testing.T) {
 	var logs bytes.Buffer
-	obs := prober.Observers{newLogObserver(slog.New(slog.NewTextHandler(&logs, nil)))}
+	obs := prober.Observers{NewLogObserver(slog.New(slog.NewTextHandler(&logs, nil)))}
 	obs.Observe(prober.Event{Kind: prober.KindEngineWarm, MultiStage: false, Lent: 2})
 	want := `msg="engine warm: its other workers help the engine still warming" engine=single-stage workers_lent=2`
 	if !strings.Contains(logs.String(), want) {

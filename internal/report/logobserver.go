@@ -1,4 +1,4 @@
-package supervisor
+package report
 
 import (
 	"log/slog"
@@ -22,7 +22,8 @@ type logObserver struct {
 	generated    atomic.Bool // the plan's queries were generated, not the operator's
 }
 
-func newLogObserver(l *slog.Logger) *logObserver { return &logObserver{log: l} }
+// NewLogObserver logs a run's notable events to l.
+func NewLogObserver(l *slog.Logger) prober.Observer { return &logObserver{log: l} }
 
 // Observe logs the events worth a line; a JIT reading is not one (readings
 // come every 500 ms and /status shows the last), nor are the floors' split

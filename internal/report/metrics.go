@@ -1,4 +1,4 @@
-package supervisor
+package report
 
 import (
 	"github.com/prometheus/client_golang/prometheus"

@@ -1,4 +1,4 @@
-package supervisor
+package report
 
 import (
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober"

@@ -124,7 +124,7 @@ func TestServeEveryShapeFailsFallsBackToLimit1(t *testing.T) {
 	b, c := newCluster(t)
 	b.SetAnswer(func(sql string) (int, string) {
 		if strings.HasPrefix(sql, "SELECT * FROM ") || sql == prober.NoScatterSQL || sql == prober.MultiStageSQL {
-			return b.Default(sql) // samples, LIMIT 1 probes, the broker-only queries
+			return b.Default(sql) // samples, LIMIT 1 probes, the no-scatter queries
 		}
 		return 200, fakepinot.Error(200, "QueryExecutionError", "no shape runs here")
 	})

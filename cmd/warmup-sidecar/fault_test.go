@@ -72,7 +72,7 @@ func newPinotFake(t *testing.T) *pinotFake {
 			SQL string `json:"sql"`
 		}
 		_ = json.NewDecoder(r.Body).Decode(&req)
-		// The broker-only steps: SELECT 1 and the multi-stage engine's detection.
+		// The no-scatter steps: SELECT 1 and the multi-stage engine's detection.
 		brokerOnly := req.SQL == prober.NoScatterSQL || req.SQL == prober.MultiStageSQL
 		if brokerOnly {
 			f.noScatter.Add(1)

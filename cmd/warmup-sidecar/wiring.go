@@ -20,7 +20,7 @@ import (
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/judge"
 )
 
-// noScatterProbes is the size of the broker-only step before the floor probes.
+// noScatterProbes is the size of the no-scatter step before the floor probes.
 const noScatterProbes = 100
 
 // loadConfig reads the environment; on error it prints one line and the caller

@@ -19,7 +19,7 @@ import (
 // reports healthy (BaseBrokerStarter starts the admin API first; ~2.6 s on the
 // study's cluster), and on a cold JVM the multi-stage engine's first SELECT 1
 // takes 3–6 s (class loading and planning). Sent then, it costs the budget
-// nothing. Only broker-only queries (no table, no server), each engine's on its
+// nothing. Only no-scatter queries (no table, no server), each engine's on its
 // own, one at a time, from the start of the wait, so the first reaches the query
 // endpoint as soon as it listens, and the single-stage one is not held behind a
 // multi-stage one still planning (on a slow broker that planning outlasts the
@@ -38,7 +38,7 @@ type early struct {
 	queries  int64 // how many queries go side by side
 }
 
-// startEarly starts sending the broker-only queries until stop.
+// startEarly starts sending the no-scatter queries until stop.
 func (s *Supervisor) startEarly(ctx context.Context) *early {
 	ctx, cancel := context.WithCancel(ctx)
 	e := &early{log: s.Log, cancel: cancel}
@@ -57,7 +57,7 @@ func (s *Supervisor) startEarly(ctx context.Context) *early {
 	return e
 }
 
-// send sends one broker-only query again and again until ctx ends.
+// send sends one no-scatter query again and again until ctx ends.
 func (e *early) send(ctx context.Context, broker Broker, sql string, timeout time.Duration) (err error) {
 	// A bug in the probe path ends the early queries, never the sidecar: the
 	// run's own probes meet the same bug and report it.

@@ -59,7 +59,7 @@ func logSentQueries(h *harness) *sentLog {
 }
 
 // A broker that answers HTTP but not yet /health 200 (Pinot's query API starts
-// before the broker joins Helix) gets the broker-only queries of both engines
+// before the broker joins Helix) gets the no-scatter queries of both engines
 // meanwhile, none once it is healthy, and the run still warms it as usual.
 func TestEarlyQueriesWhileTheBrokerStarts(t *testing.T) {
 	h := newHarness(t, Options{Enabled: true, Budget: 5 * time.Second, Rearm: true, Settings: prober.Settings{MinIterations: 30}})
@@ -81,7 +81,7 @@ func TestEarlyQueriesWhileTheBrokerStarts(t *testing.T) {
 	}
 	for _, q := range sqls {
 		if q != prober.MultiStageSQL && q != prober.NoScatterSQL {
-			t.Errorf("early query %q: want only the broker-only queries", q)
+			t.Errorf("early query %q: want only the no-scatter queries", q)
 		}
 	}
 	if !strings.Contains(h.logs.String(), `"msg":"queries before /health 200 (early warmup)"`) {

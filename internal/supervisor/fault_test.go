@@ -53,13 +53,13 @@ func newFaultBroker(t *testing.T) *faultBroker {
 
 // succeed answers a success, counted unless it answers the no-scatter step.
 func (fb *faultBroker) succeed(sql string) (int, string) {
-	if sql != prober.NoScatterSQL && sql != prober.MultiStageSQL { // the broker-only steps
+	if sql != prober.NoScatterSQL && sql != prober.MultiStageSQL { // the no-scatter steps
 		fb.okAnswers.Add(1)
 	}
 	return 200, fakepinot.OK(1)
 }
 
-// probes is how many floor probes reached the broker (the broker-only steps
+// probes is how many floor probes reached the broker (the no-scatter steps
 // and the planning's samples apart).
 func (fb *faultBroker) probes() int64 {
 	return fb.broker.Queries() - fb.broker.QueriesOf(prober.NoScatterSQL) - fb.broker.QueriesOf(prober.MultiStageSQL) -
@@ -174,9 +174,9 @@ type faultCase struct {
 	broker   func(*pinot.Client) Broker
 	// controllerDown points the controller URL at a closed port.
 	controllerDown bool
-	// converges false: /health never answers 200, so the budget never starts and
+	// neverHealthy: /health never answers 200, so the budget never starts and
 	// the gate must stay closed in any mode.
-	noConvergence bool
+	neverHealthy bool
 	// healthWhy must appear in /readyz's reason while /health never answers 200.
 	healthWhy string
 	outcome   prober.Outcome
@@ -200,18 +200,18 @@ func faultCases() []faultCase {
 	never := func(fb *faultBroker) { fb.broker.SetDelay(time.Hour) }
 	return []faultCase{
 		{
-			name:          "broker refuses connections",
-			url:           closedURL,
-			noConvergence: true,
-			healthWhy:     "broker unreachable: ",
+			name:         "broker refuses connections",
+			url:          closedURL,
+			neverHealthy: true,
+			healthWhy:    "broker unreachable: ",
 		},
 		{
 			// It is reachable, only silent: the watch counts it as slow (no
 			// evidence it is gone), and /readyz says the same, not "unreachable".
-			name:          "broker accepts and never answers anything",
-			url:           blackholeURL,
-			noConvergence: true,
-			healthWhy:     "broker /health did not answer in time: ",
+			name:         "broker accepts and never answers anything",
+			url:          blackholeURL,
+			neverHealthy: true,
+			healthWhy:    "broker /health did not answer in time: ",
 		},
 		{
 			name:     "health answers, queries never answered (probe timeout beyond budget)",
@@ -481,7 +481,7 @@ func TestFaults(t *testing.T) {
 	sem := make(chan struct{}, 8)
 	for _, c := range faultCases() {
 		for _, failClosed := range []bool{false, true} {
-			if c.noConvergence && failClosed {
+			if c.neverHealthy && failClosed {
 				continue // nothing to open or keep closed: the budget never starts
 			}
 			mode := "fail-open"
@@ -523,12 +523,12 @@ func runFault(t *testing.T, c faultCase, failClosed bool) {
 	fs.run(t)
 	limit := budget + time.Second
 
-	if c.noConvergence {
+	if c.neverHealthy {
 		time.Sleep(limit)
 		total, _ := fs.runs()
 		st := fs.sup.Board.Snapshot(fs.sup.Gate)
 		if fs.sup.Gate.IsOpen() || st.Phase != gatehttp.PhaseWaiting || total != 0 {
-			t.Fatalf("broker never healthy: open=%v phase=%s runs=%v; want closed, waiting, no run (the budget starts at convergence)",
+			t.Fatalf("broker never healthy: open=%v phase=%s runs=%v; want closed, waiting, no run (the budget starts when the broker is healthy)",
 				fs.sup.Gate.IsOpen(), st.Phase, total)
 		}
 		ok, why := fs.sup.Health.Get(context.Background())

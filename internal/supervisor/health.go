@@ -39,7 +39,7 @@ func healthAnswer(h pinot.Health, err error) (ok bool, reason string, _ error) {
 }
 
 // waitHealthy polls /health with backoff until 200. False when ctx ended. With
-// warmEarly, the broker-only queries of early.go are sent meanwhile, until a
+// warmEarly, the no-scatter queries of early.go are sent meanwhile, until a
 // /health poll goes unanswered in time: they must never be what delays seeing
 // the broker healthy (the budget starts there).
 func (s *Supervisor) waitHealthy(ctx context.Context, warmEarly bool) bool {

@@ -13,17 +13,18 @@ import (
 type lifetime struct {
 	startTime  string    // the broker's /start-time; "" while unknown
 	noEndpoint bool      // the broker has no /start-time (404): stop asking
-	deadline   time.Time // convergence + Budget
+	deadline   time.Time // healthy + Budget
 	opened     bool      // the gate opened in this lifetime
 	rerun      backoff.Doubling
 	repeats    repeats
 }
 
-// converged is called on a /health 200 after waiting. The broker is the same
+// healthy is called on a /health 200 after waiting (the broker joined Helix
+// and built its routing: the budget starts here). The broker is the same
 // process as lt's when both start times are known and equal; otherwise (a changed
 // start time, or none to compare) it restarted and a new lifetime, with a new
 // budget counted from now, begins.
-func (s *Supervisor) converged(ctx context.Context, lt *lifetime) *lifetime {
+func (s *Supervisor) healthy(ctx context.Context, lt *lifetime) *lifetime {
 	st, absent := s.startTime(ctx)
 	if lt != nil && lt.startTime != "" && st == lt.startTime {
 		s.Log.Info("broker back with the same start time: not a restart, its budget and warmth are kept", "start_time", st)
@@ -47,7 +48,7 @@ func (s *Supervisor) restarted(ctx context.Context, lt *lifetime) string {
 	case st == "":
 		return ""
 	case lt.startTime == "":
-		lt.startTime = st // unknown at convergence (a slow answer): learn it now
+		lt.startTime = st // unknown when it turned healthy (a slow answer): learn it now
 		return ""
 	case st != lt.startTime:
 		return "broker restarted: its /start-time changed from " + lt.startTime + " to " + st

@@ -20,7 +20,7 @@ func (s *Supervisor) Once(ctx, waitCtx context.Context) (prober.Report, error) {
 	if !s.Opts.Enabled {
 		return prober.Report{Outcome: prober.OutcomeWarm}, nil
 	}
-	end := s.warmOnce(ctx, s.converged(ctx, nil))
+	end := s.warmOnce(ctx, s.healthy(ctx, nil))
 	if end.why != "" {
 		return end.rep, end.rep.Err
 	}

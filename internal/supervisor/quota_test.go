@@ -27,7 +27,7 @@ func TestQuotaPacingIsWired(t *testing.T) {
 		return 200, "0.0"
 	})
 	fb.broker.SetAnswer(func(sql string) (int, string) {
-		if sql != prober.NoScatterSQL && sql != prober.MultiStageSQL { // broker-only: no table's quota
+		if sql != prober.NoScatterSQL && sql != prober.MultiStageSQL { // no-scatter: no table's quota
 			mu.Lock()
 			at = append(at, time.Now())
 			mu.Unlock()

@@ -113,7 +113,7 @@ func (s *Supervisor) Run(ctx context.Context) error {
 		if !s.waitHealthy(ctx, s.Opts.Enabled && (!warmedOnce || s.Opts.Rearm)) {
 			return nil
 		}
-		lt = s.converged(ctx, lt)
+		lt = s.healthy(ctx, lt)
 		switch {
 		case lt.opened:
 			s.Gate.Open()

@@ -145,10 +145,10 @@ func TestReadyOnlyAfterFloor(t *testing.T) {
 	polls := countSleeps(h.sup)
 	h.start(t)
 	waitFor(t, 5*time.Second, "three /health polls answered STARTING", func() bool { return polls.Load() >= 3 })
-	// Before /health 200 only the broker-only queries of the early warmup (early.go) are sent: no probe.
+	// Before /health 200 only the no-scatter queries of the early warmup (early.go) are sent: no probe.
 	early := h.broker.QueriesOf(prober.NoScatterSQL) + h.broker.QueriesOf(prober.MultiStageSQL)
 	if h.sup.Gate.IsOpen() || h.sup.Gate.Phase() != gatehttp.PhaseWaiting || h.broker.Queries() != early || early == 0 {
-		t.Fatalf("before broker GOOD: open=%v phase=%s queries=%d (broker-only %d)", h.sup.Gate.IsOpen(), h.sup.Gate.Phase(), h.broker.Queries(), early)
+		t.Fatalf("before broker GOOD: open=%v phase=%s queries=%d (no-scatter %d)", h.sup.Gate.IsOpen(), h.sup.Gate.Phase(), h.broker.Queries(), early)
 	}
 	h.broker.SetStatus("GOOD")
 	waitFor(t, 5*time.Second, "warming", func() bool { return h.sup.Gate.Phase() == gatehttp.PhaseWarming })

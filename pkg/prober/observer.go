@@ -43,7 +43,7 @@ const (
 	KindProbed Kind = "probed"
 	// KindDropped: SQL, Reason. Once, when a query (custom, or a generated
 	// shape's) is dropped for the rest of the run: the broker cannot compile
-	// it, or it never succeeds (giveup.go). Reason says which, in the broker's words.
+	// it, or it never succeeds (judge/giveup.go). Reason says which, in the broker's words.
 	KindDropped Kind = "dropped"
 	// KindShapeWindow: Shape. A shape's convergence each time one of its
 	// windows of probes closes.

@@ -24,7 +24,7 @@ type Plan struct {
 	Queries []string `json:"queries"`
 	// Shapes name each query's shape: Shapes[i] is Queries[i]'s (see ShapeOf).
 	// Convergence is judged per query, each table leg's against itself, and
-	// reported per shape (converge.go).
+	// reported per shape (judge/converge.go).
 	Shapes []string `json:"shapes,omitempty"`
 	// Tables are the chosen tables (default probe only).
 	Tables []selector.Table `json:"tables,omitempty"`

@@ -101,7 +101,7 @@ type run struct {
 }
 
 func (r *run) do(ctx context.Context) Report {
-	// The engine is found, the broker-only step runs and the plan is made side by
+	// The engine is found, the no-scatter step runs and the plan is made side by
 	// side: each waits on the broker or the controller, not on the others.
 	found := r.findEngine(ctx)
 	if r.mayProbeMultiStage() {

@@ -21,7 +21,7 @@ type Settings struct {
 	Queries []string
 	// Tables restrict the default probe to these tables, in this order.
 	Tables []string
-	// NoScatterProbes is how many broker-only probes run first (0: skip the step).
+	// NoScatterProbes is how many no-scatter probes run first (0: skip the step).
 	NoScatterProbes int
 	// RunID tags this run's clientQueryIds.
 	RunID string

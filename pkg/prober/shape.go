@@ -58,7 +58,7 @@ func (p Plan) ShapeNames() []string {
 }
 
 // MultiStageShapes lists the distinct shapes of the plan's multi-stage queries,
-// in order: the shapes a run judges together, as one engine (converge_pool.go).
+// in order: the shapes a run judges together, as one engine (judge/converge_pool.go).
 func (p Plan) MultiStageShapes() []string {
 	var out []string
 	seen := map[string]bool{}

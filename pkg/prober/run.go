@@ -4,17 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"golang.org/x/sync/errgroup"
-
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/backoff"
-	"github.com/warmup-sidecar/warmup-sidecar/pkg/pinot"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/judge"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/selector"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/sqltext"
 )
 
 // Prober runs warmups. Every dependency is injected; Broker is required, and
@@ -30,7 +27,7 @@ type Prober struct {
 	// known, and probes are paced under it; nil: no pacing.
 	Quotas QuotaSource
 	// Compile, if set, reads the broker JVM's JIT compile time during the run
-	// (jit_watch.go); with ExitConverged a quiet compiler is then part of warm.
+	// (schedule_jit.go); with ExitConverged a quiet compiler is then part of warm.
 	Compile CompileTimeSource
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
@@ -91,7 +88,7 @@ type run struct {
 	shapeOf map[string]string // sql → shape
 	shapes  []string
 	// fallback: the chosen legs, probed with LIMIT 1 once a default plan's
-	// every shape is dropped (lanes.go fallBack).
+	// every shape is dropped (schedule_lanes.go fallBack).
 	fallback []string
 
 	mse map[string]bool // the plan's multi-stage queries (fixed once planned)
@@ -133,7 +130,7 @@ func (r *run) do(ctx context.Context) Report {
 		return Report{Outcome: OutcomeBudgetExpired, Err: err, Plan: plan}
 	}
 	// The single-stage probes need not wait for a cold multi-stage engine when
-	// it has workers of its own (lanes.go); otherwise the plan waits for it.
+	// it has workers of its own (schedule_lanes.go); otherwise the plan waits for it.
 	// r.mse is found once, on the plan as made: a broker without the engine
 	// only removes queries from it.
 	r.mse = multiStageQueries(plan.Queries)
@@ -201,88 +198,6 @@ func (r *run) plan(ctx context.Context) (Plan, error) {
 	}
 }
 
-// noScatter warms compile and response building on the broker alone. A broker that
-// does not answer it (or answers with an error) ends the step at once: it is an
-// extra, never a reason to fail.
-func (r *run) noScatter(ctx context.Context) {
-	left := r.s.NoScatterProbes
-	for left > 0 && ctx.Err() == nil {
-		n := min(left, r.s.Concurrency)
-		var ok atomic.Int64
-		g := errgroup.Group{}
-		for range n {
-			g.Go(func() error {
-				defer r.catch()
-				if r.probe(ctx, StepNoScatter, NoScatterSQL).Class == pinot.Success {
-					ok.Add(1)
-				}
-				return nil
-			})
-		}
-		_ = g.Wait()
-		r.rethrow()
-		if ok.Load() < int64(n) {
-			return
-		}
-		left -= n
-	}
-}
-
-// ErrAllProbesDropped ends a run whose every generated probe was rejected.
-var ErrAllProbesDropped = errors.New("the broker rejected every probe as one it cannot compile")
-
-func (r *run) custom(ctx context.Context, plan Plan) Report {
-	live := append([]string(nil), plan.Queries...)
-	answered := map[string]bool{}
-	b := backoff.Doubling{Min: 20 * time.Millisecond, Max: time.Second}
-	for {
-		if rep, done := r.check(ctx, plan); done {
-			return rep
-		}
-		batch := make([]string, 0, len(live)*r.s.Concurrency)
-		for range r.s.Concurrency {
-			batch = append(batch, live...)
-		}
-		bad, gaveUp := map[string]string{}, map[string]string{}
-		res := r.round(ctx, batch, func(sql string, res pinot.Result) {
-			if res.Class == pinot.BadQuery {
-				bad[sql] = res.Message
-			} else if why := r.j.GivenUp(sql); why != "" {
-				gaveUp[sql] = why
-			}
-		})
-		n := len(live)
-		if live = r.dropBad(live, answered, bad, gaveUp); len(live) < n {
-			r.live(live)
-		}
-		if len(live) == 0 {
-			return Report{Outcome: OutcomeFailed, Err: ErrAllQueriesDropped, Plan: plan}
-		}
-		r.settle(ctx, res, &b)
-	}
-}
-
-// dropBad removes queries whose first answer was a compile error, and those
-// the give-up rule gave up (judge/giveup.go); later bad answers of a query that once
-// worked only count as failures.
-func (r *run) dropBad(live []string, answered map[string]bool, bad, gaveUp map[string]string) []string {
-	kept := live[:0]
-	for _, q := range live {
-		reason, isBad := bad[q]
-		if isBad && !answered[q] {
-			r.p.Observer.Observe(Event{Kind: KindDropped, SQL: q, Reason: reason})
-			continue
-		}
-		if why, given := gaveUp[q]; given {
-			r.p.Observer.Observe(Event{Kind: KindDropped, SQL: q, Reason: why})
-			continue
-		}
-		answered[q] = true
-		kept = append(kept, q)
-	}
-	return kept
-}
-
 // check ends the run on the judge's verdict, or the deadline.
 func (r *run) check(ctx context.Context, plan Plan) (Report, bool) {
 	if r.j.Warm() {
@@ -294,88 +209,11 @@ func (r *run) check(ctx context.Context, plan Plan) (Report, bool) {
 	return Report{}, false
 }
 
-// round fires batch concurrently and waits for all of it; it reports whether any
-// probe succeeded. seen, if set, hears each answer (under a lock).
-func (r *run) round(ctx context.Context, batch []string, seen func(string, pinot.Result)) roundResult {
-	var mu sync.Mutex
-	var anyOK atomic.Bool
-	g := errgroup.Group{}
-	for _, sql := range batch {
-		g.Go(func() error {
-			defer r.catch()
-			res := r.probe(ctx, StepProbe, sql)
-			if res.Class == pinot.Success {
-				anyOK.Store(true)
-			}
-			if seen != nil {
-				mu.Lock()
-				seen(sql, res)
-				mu.Unlock()
-			}
-			return nil
-		})
+// legOf is the table a query probes first (the typed leg of a generated
+// probe, the left side of a join); "" when it names none.
+func legOf(sql string) string {
+	if ts := sqltext.Tables(sql); len(ts) > 0 {
+		return ts[0]
 	}
-	_ = g.Wait()
-	r.rethrow()
-	return roundResult{anyOK: anyOK.Load()}
-}
-
-// catch keeps a panic in a probe goroutine from killing the process (errgroup does
-// not recover); rethrow raises it again on the run's goroutine once the round is
-// over, where Run's recover turns it into outcome failed.
-func (r *run) catch() {
-	if v := recover(); v != nil {
-		r.panicked.CompareAndSwap(nil, &v)
-	}
-}
-
-func (r *run) rethrow() {
-	if v := r.panicked.Load(); v != nil {
-		panic(*v)
-	}
-}
-
-// probe runs one query with a timeout that never outlives the budget.
-func (r *run) probe(ctx context.Context, step, sql string) pinot.Result {
-	if step == StepProbe && !r.admit(ctx, sql) {
-		return pinot.Result{Class: pinot.Transient, Message: "budget ran out"}
-	}
-	res, _ := r.send(ctx, step, sql)
-	return res
-}
-
-// send runs one query already admitted under its tables' quota.
-func (r *run) send(ctx context.Context, step, sql string) (pinot.Result, time.Duration) {
-	timeout := min(r.s.ProbeTimeout, r.deadline.Sub(r.now()))
-	if timeout <= 0 || ctx.Err() != nil {
-		return pinot.Result{Class: pinot.Transient, Message: "budget ran out"}, 0
-	}
-	pctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	id := pinot.ProbeIDPrefix + r.s.RunID + "-" + strconv.FormatUint(r.seq.Add(1), 10)
-	t0 := r.now()
-	if step == StepProbe {
-		r.j.Sent(sql, t0)
-	}
-	res := r.p.Broker.Query(pctx, pinot.Query{SQL: sql, Timeout: timeout, ClientQueryID: id})
-	lat := r.now().Sub(t0)
-	if res.Class != pinot.Success && errors.Is(context.Cause(ctx), errOutcomeKnown) {
-		return res, lat // cut because the run has its outcome: says nothing of the broker
-	}
-	if step == StepProbe {
-		timedOut := ctx.Err() == nil && errors.Is(pctx.Err(), context.DeadlineExceeded)
-		r.j.Answered(sql, res, timedOut, r.now())
-	}
-	if r.pace != nil && step == StepProbe {
-		if t, quota, rate, changed := r.pace.observe(sql, res); changed {
-			r.p.Observer.Observe(Event{Kind: KindPaced, Table: t, Quota: quota, Rate: rate})
-		}
-	}
-	if step == StepProbe {
-		for _, st := range r.j.Probed(sql, lat, res.Class == pinot.Success) {
-			r.p.Observer.Observe(Event{Kind: KindShapeWindow, Shape: st})
-		}
-	}
-	r.p.Observer.Observe(Event{Kind: KindProbed, SQL: sql, Step: step, Result: res, Latency: lat, MultiStage: r.mse[sql]})
-	return res, lat
+	return ""
 }

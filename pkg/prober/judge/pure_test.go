@@ -2,30 +2,17 @@ package judge
 
 import (
 	"go/ast"
-	"go/parser"
-	"go/token"
-	"path/filepath"
 	"strconv"
-	"strings"
 	"testing"
+
+	"github.com/warmup-sidecar/warmup-sidecar/internal/gofiles"
 )
 
 // The judge decides and never does I/O: no HTTP, no goroutine of its own, no
 // call of the Pinot client (pkg/pinot is read for its answer types only).
 func TestTheJudgeDoesNoIO(t *testing.T) {
-	files, err := filepath.Glob("*.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	fset := token.NewFileSet()
-	for _, name := range files {
-		if strings.HasSuffix(name, "_test.go") {
-			continue
-		}
-		f, err := parser.ParseFile(fset, name, nil, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
+	fset, files := gofiles.Parse(t, ".")
+	for name, f := range files {
 		for _, imp := range f.Imports {
 			path, _ := strconv.Unquote(imp.Path.Value)
 			switch path {

@@ -19,7 +19,7 @@ import (
 // tens of milliseconds: sharing rounds, or one rotation, the slow engine would
 // hold the workers and starve the other's warmup (measured on a cold 1.5.1
 // broker: 130–190 probes in 15 s with both engines in rounds, 720 in 9 s with
-// single-stage probes alone). An engine warm early lends workers (lend.go).
+// single-stage probes alone). An engine warm early lends workers (schedule_lend.go).
 
 // laneSet holds the live queries of each lane and their rotations.
 type laneSet struct {
@@ -403,4 +403,17 @@ func (ls *laneSet) emptyLocked() bool {
 	ls.mu.Lock()
 	defer ls.mu.Unlock()
 	return ls.empty()
+}
+
+// shapesOf lists the distinct shapes of queries, in order.
+func (r *run) shapesOf(queries []string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, q := range queries {
+		if s := r.shapeOf[q]; !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return out
 }

@@ -51,7 +51,7 @@ func newPacer(now func() time.Time, tables map[string][]string) *pacer {
 
 // pacing looks up the quota of every table the plan probes and builds the run's
 // pacer. Tables without a known quota (no quota source, a broker before 1.3, a
-// failed lookup) start unpaced; their first 429 teaches the pacer (pace_learn.go).
+// failed lookup) start unpaced; their first 429 teaches the pacer (schedule_pace_learn.go).
 func (r *run) pacing(ctx context.Context, plan Plan) *pacer {
 	// sql → typed tables it names: a default probe names its leg, a custom query
 	// whatever follows its FROM and JOINs.

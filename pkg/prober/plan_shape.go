@@ -70,25 +70,3 @@ func (p Plan) MultiStageShapes() []string {
 	}
 	return out
 }
-
-// shapesOf lists the distinct shapes of queries, in order.
-func (r *run) shapesOf(queries []string) []string {
-	var out []string
-	seen := map[string]bool{}
-	for _, q := range queries {
-		if s := r.shapeOf[q]; !seen[s] {
-			seen[s] = true
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
-// legOf is the table a query probes first (the typed leg of a generated
-// probe, the left side of a join); "" when it names none.
-func legOf(sql string) string {
-	if ts := sqltext.Tables(sql); len(ts) > 0 {
-		return ts[0]
-	}
-	return ""
-}

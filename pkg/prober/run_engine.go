@@ -1,0 +1,63 @@
+package prober
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/judge"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/sqltext"
+)
+
+// findEngine starts finding the run's engine with at most a fifth of the time
+// left (a broker that never answers must leave the budget to the probes) and
+// returns where the answer will come, once. It runs beside the planning: on a
+// cold 1.5.1 broker the first multi-stage query takes ~3 s to answer, the plan
+// ~1.5 s, and the single-stage probes need not wait for the other engine.
+func (r *run) findEngine(ctx context.Context) <-chan Engine {
+	out := make(chan Engine, 1)
+	dctx, cancel := context.WithTimeout(ctx, max(0, r.deadline.Sub(r.now()))/5)
+	go func() {
+		defer cancel()
+		e := Engine{Found: "finding the multi-stage engine failed"}
+		defer func() { out <- e }()
+		defer func() {
+			if v := recover(); v != nil {
+				e.Found = fmt.Sprintf("finding the multi-stage engine panicked: %v", v)
+			}
+		}()
+		e = FindEngine(dctx, r.p.Broker, r.s)
+	}()
+	return out
+}
+
+// mayProbeMultiStage: the run may send multi-stage probes of its own, so the
+// plan is made with them until the engine is known.
+func (r *run) mayProbeMultiStage() bool {
+	floorless := r.s.MinIterations == 0 && r.s.Exit != judge.ExitConverged
+	return r.s.MultiStage != EngineOff && len(r.s.Queries) == 0 && !floorless
+}
+
+// engineUnknown is the plan's engine while the detection probe has no answer.
+const engineUnknown = "not known yet: waiting for the first multi-stage answer"
+
+// engineFound tells the observer, once per run, what the run found.
+func (r *run) engineFound(e Engine) {
+	r.p.Observer.Observe(Event{Kind: KindEngineFound, Engine: e})
+}
+
+// awaitEngine waits for the engine within ctx.
+func awaitEngine(ctx context.Context, found <-chan Engine) Engine {
+	select {
+	case e := <-found:
+		return e
+	case <-ctx.Done():
+		return Engine{Found: "the budget ran out before the multi-stage engine was found"}
+	}
+}
+
+// multiStageCount counts the queries (repeats included, as newLanes does) that
+// run on the multi-stage engine.
+func multiStageCount(queries []string) int {
+	return len(slices.DeleteFunc(slices.Clone(queries), func(q string) bool { return !sqltext.MultiStage(q) }))
+}

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/kelseyhightower/envconfig"
+
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/judge"
 )
 
 // Prefix of every variable.
@@ -23,10 +25,10 @@ const (
 	MaxConcurrency = 64
 )
 
-// Exit rules (WARMUP_EXIT).
+// Exit rules (WARMUP_EXIT): the judge's own names.
 const (
-	ExitConverged = "converged"
-	ExitFloor     = "floor"
+	ExitConverged = string(judge.ExitConverged)
+	ExitFloor     = string(judge.ExitFloor)
 )
 
 // MaxConvergeWindows bounds WARMUP_CONVERGE_WINDOWS: more flat windows than this

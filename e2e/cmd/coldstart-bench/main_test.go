@@ -112,6 +112,7 @@ func TestBadArguments(t *testing.T) {
 		{[]string{"run", "--broker", "http://x", "--rate", "10", "--mix", "nope"}, `--mix: mix "nope": want one of builtin, dashboard, api, mse`},
 		{[]string{"study", "--mix", "api", "--queries-file", "q.sql"}, "--mix api and --queries-file: give one of them"},
 		{[]string{"calibrate", "--local", "--mix", "MSE"}, `mix "MSE": want one of`},
+		{[]string{"rollout", "--remeasure", "--report", "x.json"}, "--remeasure needs --report (the study's JSON) and --work-dir"},
 	} {
 		var stdout, stderr bytes.Buffer
 		if code := run(tc.args, &stdout, &stderr); code != exitBadArgs {

@@ -309,6 +309,10 @@ check "helm post-rendered: one sidecar per broker StatefulSet, in initContainers
 # ---- Go tests of the post-renderer (helm on PATH: the helm CLI comparison runs too) ------
 check "go test ./internal/inject/ (with helm CLI equivalence)" go test -count=1 ./internal/inject/
 
+# ---- The documents: every relative link resolves; the README's tables match the code ---------
+check "docs: Markdown links resolve; README config, metrics and /status tables match the code" \
+	go test -count=1 -run 'TestRepositoryLinksResolve|TestReadme' ./internal/markdown/ ./internal/config/ ./internal/supervisor/
+
 echo
 if ((failed > 0)); then
 	printf 'failed checks:\n'

@@ -25,14 +25,14 @@ func Markdown(s *Study, name string) string {
 	}
 	b.WriteString("\n## Every event\n\n")
 	b.WriteString("Bound: per pod, its termination + the later of the probe's initial delay and (broker start → healthy + the sidecar's budget, ON pods) + one probe period + the propagation + minReadySeconds; a rollout within it costs nothing beyond the broker's start, the budget and the model's delays.\n\n")
-	b.WriteString("| arm | event | failed (shutdown / start / other) | cancelled (shutdown / start / other) | steady p99 | worst 10 s p99 | duration (bound) | start → Ready per pod (→ healthy) | terminate per pod | load avg |\n")
-	b.WriteString("|---|---|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("| arm | event | failed (shutdown / start / other) | cancelled (shutdown / start / other) | steady p99 | worst 10 s p99 | … with no pod starting or warming | first 10 s in service per pod (p99, × steady; * another pod starting or warming) | duration (bound) | start → Ready per pod (→ healthy) | terminate per pod | load avg |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, arm := range s.ArmNames() {
 		a := s.Arms[arm]
 		for _, r := range append(slices.Clone(a.Rollouts), a.ScaleOuts...) {
 			f, c := byPhase(r)
-			fmt.Fprintf(&b, "| %s | %s %d | %d (%s) | %d (%s) | %.0f ms | %.0f ms (%.1f×) | %.0f s (%.0f s) | %s | %s | %s |\n",
-				arm, r.Kind, r.N, r.Failed, f, r.Cancelled, c, r.Steady.P99Ms, r.Worst10sP99Ms, r.Worst10sRatio,
+			fmt.Fprintf(&b, "| %s | %s %d | %d (%s) | %d (%s) | %.0f ms | %.0f ms (%.1f×) | %s | %s | %.0f s (%.0f s) | %s | %s | %s |\n",
+				arm, r.Kind, r.N, r.Failed, f, r.Cancelled, c, r.Steady.P99Ms, r.Worst10sP99Ms, r.Worst10sRatio, quietCell(r), entriesCell(r),
 				r.DurationSeconds, Bound(s, r), podReady(r), podTerminate(r), r.LoadAverage)
 		}
 	}
@@ -47,15 +47,15 @@ func Markdown(s *Study, name string) string {
 // Table is the per-arm summary: what the README leads with.
 func Table(s *Study) string {
 	var b strings.Builder
-	b.WriteString("| arm | rollouts | failed queries (per rollout) | cancelled queries (per rollout) | failed + cancelled at shutdown / at start (all rollouts) | failure rate (median) | worst 10 s p99 / steady p99 (median, min–max) | rollout duration | pod start → Ready |\n")
-	b.WriteString("|---|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("| arm | rollouts | failed queries (per rollout) | cancelled queries (per rollout) | failed + cancelled at shutdown / at start (all rollouts) | failure rate (median) | worst 10 s p99 / steady p99 (median, min–max) | … with no pod starting or warming (median, min–max) | a pod's first 10 s in service: p99 / steady (median, max) | rollout duration | pod start → Ready |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, arm := range s.ArmNames() {
 		rs := s.Arms[arm].Rollouts
 		if len(rs) == 0 {
-			fmt.Fprintf(&b, "| %s | 0 | not run | | | | | | |\n", arm)
+			fmt.Fprintf(&b, "| %s | 0 | not run | | | | | | | | |\n", arm)
 			continue
 		}
-		var failed, cancelled, rate, ratio, dur, ready []float64
+		var failed, cancelled, rate, ratio, quiet, entry, dur, ready []float64
 		var fs, cs []string
 		for _, r := range rs {
 			failed, cancelled = append(failed, float64(r.Failed)), append(cancelled, float64(r.Cancelled))
@@ -64,6 +64,12 @@ func Table(s *Study) string {
 				rate = append(rate, float64(r.Failed+r.Cancelled)/float64(r.Queries))
 			}
 			ratio = append(ratio, r.Worst10sRatio)
+			if r.QuietWorst10sRatio > 0 {
+				quiet = append(quiet, r.QuietWorst10sRatio)
+			}
+			for _, e := range r.Entries {
+				entry = append(entry, e.Ratio)
+			}
 			dur = append(dur, r.DurationSeconds)
 			for _, p := range r.Pods {
 				ready = append(ready, p.ReadySeconds)
@@ -75,8 +81,8 @@ func Table(s *Study) string {
 				phase[p.Phase] += p.Failed + p.Cancelled
 			}
 		}
-		fmt.Fprintf(&b, "| %s | %d | %s | %s | %d / %d | %s | %s | %s | %s |\n", arm, len(rs), strings.Join(fs, ", "), strings.Join(cs, ", "),
-			phase[PhaseShutdown], phase[PhaseStart], pct(median(rate)), ratioCell(ratio), secsCell(dur), secsCell(ready))
+		fmt.Fprintf(&b, "| %s | %d | %s | %s | %d / %d | %s | %s | %s | %s | %s | %s |\n", arm, len(rs), strings.Join(fs, ", "), strings.Join(cs, ", "),
+			phase[PhaseShutdown], phase[PhaseStart], pct(median(rate)), ratioCell(ratio), ratioCellOr(quiet), entryCell(entry), secsCell(dur), secsCell(ready))
 	}
 	return b.String()
 }
@@ -92,7 +98,9 @@ func Method(s *Study) string {
 		"Each rollout replaces the pods from the highest ordinal down like a StatefulSet RollingUpdate (minReadySeconds %.0f) under "+
 		"open-loop load of the %s mix at %.0f QPS through the balancer (%s), client timeout %.0f ms; failed = an error answer, "+
 		"cancelled = no answer within the timeout, counted from the first deletion to %.0f s after the last pod is available; steady p99 "+
-		"is the %.0f s before the first deletion; lb_slowstart is HAProxy `slowstart %.0fs`; on_c1 adds -XX:TieredStopAtLevel=1 to the broker. "+
+		"is the %.0f s before the first deletion; every pod shares the machine's cores here, so the worst 10 s is also given over the windows when no "+
+		"pod was starting its broker or being warmed by its sidecar (on Kubernetes each pod has its own CPU), and each pod's first 10 s in the "+
+		"Service (the cold serve readiness is about) on its own; lb_slowstart is HAProxy `slowstart %.0fs`; on_c1 adds -XX:TieredStopAtLevel=1 to the broker. "+
 		"Arms interleaved, machine: %s.",
 		s.PinotVersion, s.Brokers, s.BenchRows, brokerJVM(s), m.BrokerProbe.InitialDelayS, m.BrokerProbe.PeriodS, m.BrokerProbe.TimeoutS,
 		m.BrokerProbe.Success, m.BrokerProbe.Failure, m.PropagationS, m.GraceS, m.PreStopS, m.MinReadyS, mixName(s), s.RateQPS,
@@ -160,6 +168,46 @@ func ratioCell(v []float64) string {
 	return fmt.Sprintf("%.1f× (%.1f–%.1f)", a.Median, a.Min, a.Max)
 }
 
+func quietCell(r *Result) string {
+	if r.QuietWorst10sP99Ms == 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.0f ms (%.1f×)", r.QuietWorst10sP99Ms, r.QuietWorst10sRatio)
+}
+
+// ratioCellOr is ratioCell, or "–" for a study made before the figure existed.
+func ratioCellOr(v []float64) string {
+	if len(v) == 0 {
+		return "–"
+	}
+	return ratioCell(v)
+}
+
+func entryCell(v []float64) string {
+	if len(v) == 0 {
+		return "–"
+	}
+	a := coldstart.Aggregate(v)
+	return fmt.Sprintf("%.1f× (max %.1f)", a.Median, a.Max)
+}
+
+// entriesCell is each pod's first 10 s in service, p99 over the steady p99 ("*": another pod
+// was starting or being warmed meanwhile).
+func entriesCell(r *Result) string {
+	var parts []string
+	for _, e := range r.Entries {
+		busy := ""
+		if e.Busy {
+			busy = "*"
+		}
+		parts = append(parts, fmt.Sprintf("%d: %.0f ms (%.1f×)%s", e.Pod, e.P99Ms, e.Ratio, busy))
+	}
+	if len(parts) == 0 {
+		return "–"
+	}
+	return strings.Join(parts, ", ")
+}
+
 func secsCell(v []float64) string {
 	a := coldstart.Aggregate(v)
 	return fmt.Sprintf("%.0f s (%.0f–%.0f)", a.Median, a.Min, a.Max)
@@ -198,7 +246,8 @@ func javaSection(s *Study) string {
 func Bound(s *Study, r *Result) float64 {
 	budget := 0.0
 	if spec, err := specOf(r.Arm); err == nil && spec.sidecar {
-		if d, err := time.ParseDuration(strings.Fields(s.SidecarBudget + " ")[0]); err == nil {
+		word, _, _ := strings.Cut(strings.TrimSpace(s.SidecarBudget), " ")
+		if d, err := time.ParseDuration(word); err == nil {
 			budget = d.Seconds()
 		}
 	}

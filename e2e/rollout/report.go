@@ -31,6 +31,12 @@ type Result struct {
 	Worst10sP99Ms     float64 `json:"worst_10s_p99_ms"`
 	Worst10sAtSeconds float64 `json:"worst_10s_at_s"` // from the first deletion
 	Worst10sRatio     float64 `json:"worst_10s_ratio"`
+	// Entries: each pod's first EntrySpan in the Service, the cold serve readiness is about;
+	// QuietWorst10s*: the worst 10 s p99 of the windows when no pod was starting or being warmed
+	// (entry.go: on this testbed those share the serving pods' cores). 0 when there was none.
+	Entries            []Entry `json:"entries,omitempty"`
+	QuietWorst10sP99Ms float64 `json:"quiet_worst_10s_p99_ms"`
+	QuietWorst10sRatio float64 `json:"quiet_worst_10s_ratio"`
 	// DurationSeconds: first deletion (or the scale-out's creation) → last pod available.
 	DurationSeconds float64    `json:"duration_s"`
 	Pods            []PodTimes `json:"pods"`
@@ -131,6 +137,7 @@ func summarise(arm string, n int, kind string, tr *coldstart.Trace, events []Eve
 	if res.Steady.P99Ms > 0 {
 		res.Worst10sRatio = p99 / res.Steady.P99Ms
 	}
+	splitByCause(res, tr, events, b)
 	res.DurationSeconds = (b.Done - b.Rollout.Start).Seconds()
 	res.Pods = podTimes(events, tr.Start, b)
 	res.Seconds = perSecond(tr, b.Rollout.End)

@@ -17,7 +17,7 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 	m := &Metrics{
 		Warm: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "pinot_warmup_broker_warm",
-			Help: "1 once warmup finished and readiness may be granted (also after budget expiry, fail-open); 0 while warming or waiting; always 1 when disabled.",
+			Help: "1 while the warmup gate is open (after a warm run, or after the budget, fail-open); 0 while waiting for the broker, warming or stopping. With warmup disabled the gate follows the broker's /health: 1 from its first 200 until it is judged gone.",
 		}),
 		phase: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "pinot_warmup_phase",

@@ -52,6 +52,7 @@ func rolloutCmd(ctx context.Context, args []string, stdout, stderr io.Writer, lo
 		workDir    = fs.String("work-dir", "", "keep the cluster, HAProxy, sidecar logs and raw traces here (default: a temp dir, removed)")
 		check      = fs.Bool("check", true, "fail when the output shows the tool did not work")
 		report     = fs.String("report", "", "re-render a study's <name>.md and timelines from its JSON (no cluster), then exit")
+		remeasure  = fs.Bool("remeasure", false, "with --report and --work-dir: recompute each event's entry and quiet-window figures from the raw traces the study kept in its work dir")
 	)
 	m.register(fs)
 	fs.Var(sidecarEnv, "sidecar-env", "extra WARMUP_NAME=value for the ON pods' sidecar (repeatable)")
@@ -62,8 +63,16 @@ func rolloutCmd(ctx context.Context, args []string, stdout, stderr io.Writer, lo
 	if code, ok := parse(fs, args, stderr); !ok {
 		return code
 	}
+	if *remeasure && (*report == "" || *workDir == "") {
+		fmt.Fprintln(stderr, "rollout: --remeasure needs --report (the study's JSON) and --work-dir (where it kept raw/)")
+		return exitBadArgs
+	}
 	if *report != "" {
-		return rolloutReport(*report, stdout, stderr)
+		rawDir := ""
+		if *remeasure {
+			rawDir = *workDir
+		}
+		return rolloutReport(*report, rawDir, stdout, stderr)
 	}
 	mix, mixName, err := m.load()
 	if err != nil {
@@ -126,12 +135,19 @@ func (l *stringList) Set(v string) error {
 	return nil
 }
 
-// rolloutReport re-renders a rollout study's markdown and timelines from its JSON.
-func rolloutReport(path string, stdout, stderr io.Writer) int {
+// rolloutReport re-renders a rollout study's markdown and timelines from its JSON, after
+// recomputing its later figures from the raw traces in rawDir when it is set.
+func rolloutReport(path, rawDir string, stdout, stderr io.Writer) int {
 	s, err := rollout.ReadStudy(path)
 	if err != nil {
 		fmt.Fprintln(stderr, "rollout:", err)
 		return exitFailed
+	}
+	if rawDir != "" {
+		if err := rollout.Remeasure(s, rawDir); err != nil {
+			fmt.Fprintln(stderr, "rollout:", err)
+			return exitFailed
+		}
 	}
 	dir, name := filepath.Split(path)
 	o, err := rollout.WriteResults(filepath.Clean(dir), strings.TrimSuffix(name, ".json"), s)

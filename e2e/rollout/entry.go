@@ -1,0 +1,133 @@
+package rollout
+
+import (
+	"time"
+
+	"github.com/warmup-sidecar/warmup-sidecar/e2e/coldstart"
+)
+
+// On this testbed every pod shares the machine's cores, so a pod starting its JVM or being
+// warmed by its sidecar (both out of service) slows the pods in service too, which Kubernetes,
+// giving each pod its own CPU, would not. The worst 10 s p99 mixes that with what readiness is
+// about: the cold serve of a pod that has just entered the Service. Two figures keep the causes
+// apart: each pod's first seconds in service, and the worst 10 s of the rollout when no pod was
+// starting or being warmed.
+
+// EntrySpan is how long after a pod enters the Service its entry is measured: the cold serve
+// is its first burst of traffic.
+const EntrySpan = 10 * time.Second
+
+// Entry is the load's first EntrySpan after one pod entered the Service.
+type Entry struct {
+	Pod     int     `json:"pod"`
+	Queries int     `json:"queries"`
+	P99Ms   float64 `json:"p99_ms"`
+	Ratio   float64 `json:"ratio"` // over the steady p99
+	// Busy: another pod was starting or being warmed meanwhile (it shares these cores).
+	Busy bool `json:"busy,omitempty"`
+}
+
+// busySpan is one pod's work out of service: its JVM's start (created → healthy) and, when its
+// sidecar warms it, the probes (healthy → warm). A pod with no warm event waits idle for the
+// kubelet after healthy, which costs its neighbours nothing.
+type busySpan struct {
+	pod      int
+	from, to time.Duration
+}
+
+func busySpans(events []Event, t0 time.Time, end time.Duration) []busySpan {
+	var out []busySpan
+	for _, e := range events {
+		if e.Kind != KindCreated {
+			continue
+		}
+		to := end
+		if h := first(events, e.Pod, KindHealthy, e.At); !h.IsZero() && !nextCreation(events, e, h) {
+			to = h.Sub(t0)
+			if w := first(events, e.Pod, KindWarm, h); !w.IsZero() && !nextCreation(events, e, w) {
+				to = w.Sub(t0)
+			}
+		}
+		if from := e.At.Sub(t0); to > from {
+			out = append(out, busySpan{pod: e.Pod, from: from, to: to})
+		}
+	}
+	return out
+}
+
+// nextCreation reports whether pod e.Pod was created again between e and at: at belongs to a
+// later life of the pod.
+func nextCreation(events []Event, e Event, at time.Time) bool {
+	c := first(events, e.Pod, KindCreated, e.At.Add(time.Nanosecond))
+	return !c.IsZero() && c.Before(at)
+}
+
+// overlaps reports whether [from, to) meets a busy span of a pod other than except (-1: any).
+func overlaps(spans []busySpan, from, to time.Duration, except int) bool {
+	for _, s := range spans {
+		if s.pod != except && s.from < to && from < s.to {
+			return true
+		}
+	}
+	return false
+}
+
+// entries measure every pod that entered the Service inside the rollout window.
+func entries(tr *coldstart.Trace, events []Event, b Bounds, steadyP99 float64) []Entry {
+	spans := busySpans(events, tr.Start, b.Rollout.End)
+	var out []Entry
+	for _, e := range events {
+		at := e.At.Sub(tr.Start)
+		if e.Kind != KindInService || !b.Rollout.Has(at) {
+			continue
+		}
+		w := coldstart.Window{Start: at, End: min(at+EntrySpan, b.Rollout.End)}
+		s := coldstart.Stats(tr, w)
+		en := Entry{Pod: e.Pod, Queries: s.Queries, P99Ms: s.P99Ms, Busy: overlaps(spans, w.Start, w.End, e.Pod)}
+		if steadyP99 > 0 {
+			en.Ratio = s.P99Ms / steadyP99
+		}
+		out = append(out, en)
+	}
+	return out
+}
+
+// worstQuietP99 is worstP99 over the 10 s windows that meet no pod's start or warmup; ok is
+// false when there is none.
+func worstQuietP99(tr *coldstart.Trace, events []Event, w coldstart.Window) (p99 float64, at time.Duration, ok bool) {
+	const span = 10 * time.Second
+	spans := busySpans(events, tr.Start, w.End)
+	for t := w.Start; t+span <= w.End; t += time.Second {
+		if overlaps(spans, t, t+span, -1) {
+			continue
+		}
+		s := coldstart.Stats(tr, coldstart.Window{Start: t, End: t + span})
+		if !ok || s.P99Ms > p99 {
+			p99, at, ok = s.P99Ms, t, true
+		}
+	}
+	return p99, at, ok
+}
+
+// splitByCause fills r's figures that keep a neighbour's start apart from the cold serve.
+func splitByCause(r *Result, tr *coldstart.Trace, events []Event, b Bounds) {
+	r.Entries = entries(tr, events, b, r.Steady.P99Ms)
+	r.QuietWorst10sP99Ms, r.QuietWorst10sRatio = 0, 0
+	if p99, _, ok := worstQuietP99(tr, events, b.Rollout); ok {
+		r.QuietWorst10sP99Ms = p99
+		if r.Steady.P99Ms > 0 {
+			r.QuietWorst10sRatio = p99 / r.Steady.P99Ms
+		}
+	}
+}
+
+// WorstEntry is r's entry with the highest ratio (nil without one).
+func (r *Result) WorstEntry() *Entry {
+	var w *Entry
+	for i := range r.Entries {
+		if w == nil || r.Entries[i].Ratio > w.Ratio {
+			w = &r.Entries[i]
+		}
+	}
+	return w
+}

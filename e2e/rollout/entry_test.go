@@ -1,0 +1,159 @@
+package rollout
+
+import (
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/warmup-sidecar/warmup-sidecar/e2e/coldstart"
+)
+
+// onEvents is rolloutEvents with a sidecar on each pod: warm 15 s after healthy.
+func onEvents() []Event {
+	out := append(slices.Clone(rolloutEvents), ev(55, 1, KindWarm), ev(145, 0, KindWarm))
+	slices.SortStableFunc(out, func(a, b Event) int { return a.At.Compare(b.At) })
+	return out
+}
+
+// causeTrace is 10 queries a second for 200 s at 5 ms, but 500 ms in [25 s, 30 s) (pod 1's JVM
+// start, a neighbour's cost) and 300 ms in [82 s, 84 s) (pod 1's first seconds in service).
+func causeTrace() *coldstart.Trace {
+	var recs []coldstart.Record
+	for i := range 2000 {
+		s := time.Duration(i) * 100 * time.Millisecond
+		lat := 5 * time.Millisecond
+		switch {
+		case s >= 25*time.Second && s < 30*time.Second:
+			lat = 500 * time.Millisecond
+		case s >= 82*time.Second && s < 84*time.Second:
+			lat = 300 * time.Millisecond
+		}
+		recs = append(recs, coldstart.Record{Scheduled: s, Sent: s, Latency: lat, Outcome: coldstart.OutcomeOK})
+	}
+	return &coldstart.Trace{Start: t0, Timeout: 2 * time.Second, Records: recs}
+}
+
+func TestBusySpansAreEachPodsStartAndItsSidecarsProbes(t *testing.T) {
+	sec := func(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
+	for _, tc := range []struct {
+		name   string
+		events []Event
+		want   []busySpan
+	}{
+		{"no sidecar: created → healthy", rolloutEvents, []busySpan{{1, sec(21), sec(40)}, {0, sec(111), sec(130)}}},
+		{"sidecar: created → warm", onEvents(), []busySpan{{1, sec(21), sec(55)}, {0, sec(111), sec(145)}}},
+		{"never healthy: to the end", []Event{ev(10, 1, KindCreated), ev(30, 1, KindDeleted)}, []busySpan{{1, sec(10), sec(200)}}},
+		{"healthy only in a later life", []Event{ev(10, 1, KindCreated), ev(20, 1, KindDeleted), ev(25, 1, KindCreated), ev(40, 1, KindHealthy)},
+			[]busySpan{{1, sec(10), sec(200)}, {1, sec(25), sec(40)}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []busySpan
+			for _, s := range busySpans(tc.events, t0, 200*time.Second) {
+				if s.from > 0 { // the initial pods' creation at 0 is no rollout's
+					got = append(got, s)
+				}
+			}
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("busy spans %+v, want %+v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestEntriesMeasureEachPodsFirstSecondsInService(t *testing.T) {
+	tr := causeTrace()
+	got := entries(tr, rolloutEvents, rolloutBounds, 5)
+	want := []Entry{{Pod: 1, Queries: 100, P99Ms: 300, Ratio: 60}, {Pod: 0, Queries: 100, P99Ms: 5, Ratio: 1}}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("entries %+v, want %+v", got, want)
+	}
+	// Pod 0 created 3 s after pod 1 entered: pod 1's entry shares the cores with its start.
+	early := slices.Clone(rolloutEvents)
+	for i := range early {
+		if early[i].Pod == 0 && early[i].At.After(t0.Add(50*time.Second)) {
+			early[i].At = early[i].At.Add(-26 * time.Second) // deleted 74, created 85
+		}
+	}
+	slices.SortStableFunc(early, func(a, b Event) int { return a.At.Compare(b.At) })
+	if got := entries(tr, early, rolloutBounds, 5); len(got) != 2 || !got[0].Busy || got[1].Busy {
+		t.Errorf("entries %+v: want pod 1's busy (pod 0 created during it), pod 0's not", got)
+	}
+}
+
+func TestQuietWindowsLeaveANeighboursStartOut(t *testing.T) {
+	tr := causeTrace()
+	if p99, _ := worstP99(tr, rolloutBounds.Rollout); p99 != 500 {
+		t.Fatalf("worst 10 s p99 %.0f, want the neighbour's 500 ms", p99)
+	}
+	p99, at, ok := worstQuietP99(tr, rolloutEvents, rolloutBounds.Rollout)
+	if !ok || p99 != 300 || at < 73*time.Second || at > 83*time.Second {
+		t.Errorf("quiet worst 10 s p99 %.0f ms at %s (ok %v), want 300 ms from a window holding [82 s, 84 s)", p99, at, ok)
+	}
+	// Busy the whole time: no quiet window.
+	all := []Event{ev(0, 1, KindCreated)}
+	if _, _, ok := worstQuietP99(tr, all, rolloutBounds.Rollout); ok {
+		t.Error("a rollout with a pod starting throughout has no quiet window")
+	}
+}
+
+func TestRemeasureAddsTheSplitFromTheRawTraces(t *testing.T) {
+	tr, events := causeTrace(), onEvents()
+	res := summarise("on_default", 1, "rollout", tr, events, rolloutBounds)
+	want := *res
+	if len(want.Entries) != 2 || want.QuietWorst10sRatio == 0 {
+		t.Fatalf("summarise gave no split: %+v %v", want.Entries, want.QuietWorst10sRatio)
+	}
+	res.Entries, res.QuietWorst10sP99Ms, res.QuietWorst10sRatio = nil, 0, 0
+	s := &Study{WarmS: 0, SteadyS: 10, TailS: 29, Arms: map[string]*Arm{"on_default": {Rollouts: []*Result{res}}}}
+	dir := t.TempDir()
+	if err := Remeasure(s, dir); err == nil || !strings.Contains(err.Error(), "on_default-rollout-1") {
+		t.Fatalf("no raw trace: err %v, want one naming the event", err)
+	}
+	if err := coldstart.WriteJSON(filepath.Join(dir, "raw", "rollout-on_default-rollout-1.json"), raw{Trace: tr, Events: events}); err != nil {
+		t.Fatal(err)
+	}
+	if err := Remeasure(s, dir); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(res.Entries, want.Entries) || res.QuietWorst10sP99Ms != want.QuietWorst10sP99Ms || res.QuietWorst10sRatio != want.QuietWorst10sRatio {
+		t.Errorf("remeasured %+v %v %v, want %+v %v %v", res.Entries, res.QuietWorst10sP99Ms, res.QuietWorst10sRatio,
+			want.Entries, want.QuietWorst10sP99Ms, want.QuietWorst10sRatio)
+	}
+	res.Worst10sP99Ms = 42
+	if err := Remeasure(s, dir); err == nil || !strings.Contains(err.Error(), "not this event's trace") {
+		t.Errorf("a trace that does not give the stored figures: err %v", err)
+	}
+}
+
+func TestTableNamesTheSplitOrSaysItIsMissing(t *testing.T) {
+	res := summarise("on_default", 1, "rollout", causeTrace(), onEvents(), rolloutBounds)
+	s := &Study{Arms: map[string]*Arm{"on_default": {Rollouts: []*Result{res}}}}
+	row := tableRow(t, Table(s), "on_default")
+	// worst 500 ms / steady 5 ms; quiet 300 ms; entries 60× and 1×.
+	for _, want := range []string{"100.0× (100.0–100.0)", "60.0× (60.0–60.0)", "30.5× (max 60.0)"} {
+		if !strings.Contains(row, want) {
+			t.Errorf("row %q lacks %q", row, want)
+		}
+	}
+	res.Entries, res.QuietWorst10sP99Ms, res.QuietWorst10sRatio = nil, 0, 0
+	if row := tableRow(t, Table(s), "on_default"); !strings.Contains(row, "| – | – |") {
+		t.Errorf("a study without the split: row %q, want its two cells as –", row)
+	}
+	if md := Markdown(s, "x"); !strings.Contains(md, "| – | – |") {
+		t.Errorf("every-event table of a study without the split lacks its – cells:\n%s", md)
+	}
+}
+
+func tableRow(t *testing.T, table, arm string) string {
+	t.Helper()
+	for _, l := range strings.Split(table, "\n") {
+		if strings.HasPrefix(l, "| "+arm+" |") {
+			return l
+		}
+	}
+	t.Fatalf("no row for %s in\n%s", arm, table)
+	return ""
+}

@@ -311,7 +311,7 @@ check "go test ./internal/inject/ (with helm CLI equivalence)" go test -count=1 
 
 # ---- The documents: every relative link resolves; the README's tables match the code ---------
 check "docs: Markdown links resolve; README config, metrics and /status tables match the code" \
-	go test -count=1 -run 'TestRepositoryLinksResolve|TestReadme' ./internal/markdown/ ./internal/config/ ./internal/supervisor/
+	go test -count=1 -run 'TestRepositoryLinksResolve|TestReadme' ./internal/markdown/ ./internal/config/ ./internal/report/
 
 echo
 if ((failed > 0)); then

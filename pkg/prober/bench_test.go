@@ -17,9 +17,8 @@ import (
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/sqltext"
 )
 
-type nopObserver struct{}
-
-func (nopObserver) Observe(Event) {}
+// nobody hears a run's events.
+var nobody = ObserverFunc(func(Event) {})
 
 // BenchmarkProbeLoop measures the sidecar's own cost per probe: a full run with
 // floor b.N against a loopback broker that answers a canned Pinot success at once
@@ -45,7 +44,7 @@ func BenchmarkProbeLoop(b *testing.B) {
 			p := &Prober{
 				Broker:   client,
 				Planner:  Planner{Catalog: client, Settings: Settings{MinIterations: b.N, MaxTables: 5, Concurrency: conc, ProbeTimeout: 5 * time.Second, Tables: []string{"orders", "clicks"}}},
-				Observer: nopObserver{},
+				Observer: nobody,
 			}
 			b.ReportAllocs()
 			b.ResetTimer()

@@ -44,7 +44,7 @@ func TestQuotaRefusalsAreFewWithoutAQuotaEndpoint(t *testing.T) {
 	cl := pinot.New(pinot.Options{BrokerURL: srv.URL})
 	p := &Prober{Broker: cl, Planner: Planner{Catalog: cl, Settings: Settings{
 		MinIterations: 80, MaxTables: 5, Concurrency: 16, ProbeTimeout: time.Second, Tables: []string{"orders"}}},
-		Observer: nopObserver{}}
+		Observer: nobody}
 	rep := p.Run(context.Background(), time.Now().Add(10*time.Second))
 	t.Logf("%d ok, %d refused in %s", rep.Succeeded, rep.Failed, rep.Duration)
 	if rep.Outcome != OutcomeWarm {

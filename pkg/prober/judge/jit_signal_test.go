@@ -37,3 +37,22 @@ func TestJITSignalKeepsTheLastReadingsThroughFailures(t *testing.T) {
 		t.Errorf("after %d failures in a row: %q", DefaultJITFailures, w.describe())
 	}
 }
+
+// Readings fed to a judge that watches no JIT change nothing: the signal
+// holds no exit it was not asked to judge.
+func TestJITReadingsWithoutWatchJITAreIgnored(t *testing.T) {
+	j := New(Rules{Exit: ExitConverged, Floor: 1})
+	j.Track([]string{"agg"})
+	for range 40 {
+		j.Probed("agg", 3*ms, true)
+	}
+	if s := j.JITRead(time.Unix(100, 0), time.Second); s != (JITState{}) {
+		t.Errorf("reading without WatchJIT: %+v", s)
+	}
+	if n, off := j.JITFailed(errScrapeTimeout); n != 0 || off != nil {
+		t.Errorf("failure without WatchJIT: %d %v", n, off)
+	}
+	if v := j.Verdict(); !v.Warm || v.Reason != "floor of 1 successful probes reached; latency flat on agg" {
+		t.Errorf("verdict %+v", v)
+	}
+}

@@ -96,12 +96,22 @@ func (j *Judge) Counts() (succeeded, failed int64) {
 	return j.floor.succeeded.Load(), j.floor.failed.Load()
 }
 
-// JITRead adds a compile-time reading (the JVM's cumulative compile time) taken at at.
-func (j *Judge) JITRead(at time.Time, total time.Duration) JITState { return j.jit.add(at, total) }
+// JITRead adds a compile-time reading (the JVM's cumulative compile time)
+// taken at at. Without WatchJIT the reading is ignored.
+func (j *Judge) JITRead(at time.Time, total time.Duration) JITState {
+	if j.jit == nil {
+		return JITState{}
+	}
+	return j.jit.add(at, total)
+}
 
 // JITFailed counts a failed reading (err nil: none); inARow is the streak so
 // far, and unavailable, once set, why the signal is given up for the run.
+// Without WatchJIT the failure is ignored.
 func (j *Judge) JITFailed(err error) (inARow int, unavailable error) {
+	if j.jit == nil {
+		return 0, nil
+	}
 	n, gaveUp := j.jit.failed(err)
 	if gaveUp {
 		return n, j.jit.givenUp()

@@ -92,7 +92,7 @@ func (e *Env) TrainAOT(ctx context.Context, arm string, rate float64) (*coldstar
 	}
 	t.ExitSeconds = time.Since(stopAt).Seconds()
 	t.Seconds = time.Since(started).Seconds()
-	t.Evidence = aotTrainingEvidence(strings.Replace(logPattern, "%p", "*", 1))
+	t.Evidence = aotTrainingEvidence(strings.Replace(logPattern, "%p", "*", 1), e.Cluster.LogPath("broker"))
 	fi, err := os.Stat(cache)
 	if err != nil || fi.Size() == 0 {
 		return t, fmt.Errorf("AOT training %s: the JVM wrote no cache %s after %.0f s (exit after SIGTERM %.0f s; a JVM killed at the grace limit "+
@@ -103,20 +103,32 @@ func (e *Env) TrainAOT(ctx context.Context, arm string, rate float64) (*coldstar
 	return t, nil
 }
 
-// aotTrainingEvidence is the training JVMs' log lines that mention the cache (first few).
-func aotTrainingEvidence(glob string) []string {
+// aotTrainingEvidence is what the training JVMs said of the cache: their -Xlog files' lines
+// about it, warnings and errors, and the lines the JVM prints to stdout (the broker's role log,
+// from its last start) when it forks the child that assembles the cache and when that is done.
+func aotTrainingEvidence(glob, roleLog string) []string {
 	files, _ := filepath.Glob(glob)
-	var out []string
+	var texts []string
 	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			continue
+		if b, err := os.ReadFile(f); err == nil {
+			texts = append(texts, string(b))
 		}
-		for _, l := range strings.Split(string(b), "\n") {
+	}
+	if b, err := os.ReadFile(roleLog); err == nil {
+		log := string(b)
+		if i := strings.LastIndex(log, "\n=== "); i >= 0 {
+			log = log[i:]
+		}
+		texts = append(texts, log)
+	}
+	var out []string
+	for _, text := range texts {
+		for _, l := range strings.Split(text, "\n") {
 			low := strings.ToLower(l)
-			if strings.Contains(low, "aot cache") || strings.Contains(low, "aotcache") || strings.Contains(low, "[error") || strings.Contains(low, "[warning") {
+			if strings.Contains(low, "aot cache") || strings.Contains(low, "aotcache") || strings.Contains(low, "aotconfiguration") ||
+				strings.Contains(low, "[error") || strings.Contains(low, "[warning") {
 				out = append(out, strings.TrimSpace(l))
-				if len(out) == 8 {
+				if len(out) == 10 {
 					return out
 				}
 			}

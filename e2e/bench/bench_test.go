@@ -258,3 +258,27 @@ func TestBrokerOptsAddTheArmsOwnAfterTheChartsAndNotToOtherArms(t *testing.T) {
 		}
 	}
 }
+
+// The training's evidence comes from its -Xlog files and from what the JVM printed to the
+// broker's role log since its last start, not from earlier starts.
+func TestAOTTrainingEvidence(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	write("aot-train-on_aot-101.log", "[1.0s][info][aot] trying to map x\n[60.2s][warning][aot] Skipping org/Foo: Unlinked class\n")
+	role := write("broker.log", "\n=== 10:00 java old\nAOTCache creation is complete: /old.aot 1 bytes\n"+
+		"\n=== 10:05 java new\n10:06 INFO started\nLaunching child process /jdk25/bin/java to assemble AOT cache /w/aot/on_aot.aot using configuration /tmp/x\n"+
+		"AOTCache creation is complete: /w/aot/on_aot.aot 91500000 bytes\n")
+	got := aotTrainingEvidence(filepath.Join(dir, "aot-train-on_aot-*.log"), role)
+	want := []string{"[60.2s][warning][aot] Skipping org/Foo: Unlinked class",
+		"Launching child process /jdk25/bin/java to assemble AOT cache /w/aot/on_aot.aot using configuration /tmp/x",
+		"AOTCache creation is complete: /w/aot/on_aot.aot 91500000 bytes"}
+	if !slices.Equal(got, want) {
+		t.Errorf("evidence %q\nwant %q", got, want)
+	}
+}

@@ -17,7 +17,17 @@ func TestClassifyAOTLog(t *testing.T) {
 			AOTRejected, "[0.004s][info][aot] The AOT cache was created by a different version or build of HotSpot"},
 		{"GC mismatch", "[0.164s][warning][aot] Unable to use AOT cache.\n[0.164s][error  ][aot] An error has occurred while processing the AOT cache. Run with -Xlog:aot for details.\n",
 			AOTRejected, "[0.164s][warning][aot] Unable to use AOT cache."},
-		{"classpath mismatch", "[0.02s][info][cds] Opened shared archive x.\n[0.02s][warning][cds] shared class paths mismatch\n", AOTRejected, "[0.02s][warning][cds] shared class paths mismatch"},
+		// Temurin 25.0.3, the broker's cache read by a JVM with another classpath (2026-12-03).
+		{"classpath mismatch, real", "[0.007s][info][aot] Opened AOT cache /w/broker.aot.\n" +
+			"[0.055s][warning][aot] Required classpath entry does not exist: pinot-controller-1.5.1.jar\n" +
+			"[0.055s][error  ][aot] An error has occurred while processing the AOT cache. Run with -Xlog:aot for details.\n" +
+			"[0.055s][error  ][aot] shared class paths mismatch (hint: enable -Xlog:class+path=info to diagnose the failure)\n" +
+			"[0.060s][error  ][aot] Unable to map shared spaces\n", AOTRejected, "An error has occurred while processing the AOT cache"},
+		// Temurin 25.0.3, the broker restarted from its own cache (2026-12-03): AOT code-cache
+		// adapter warnings do not make the class cache unused.
+		{"used, real", "[0.041s][info][aot] trying to map /w/broker.aot\n[0.041s][info][aot] Opened AOT cache /w/broker.aot.\n" +
+			"[0.473s][info][aot] Using AOT-linked classes: true (static archive: has aot-linked classes)\n" +
+			"[0.475s][warning][aot] Failed to link AdapterHandlerEntry (fp=LLLLLLLILLLL) to its code in the AOT code cache\n", AOTUsed, "Opened AOT cache /w/broker.aot."},
 		{"linked classes off", "[0.01s][info][aot] Opened AOT cache c.aot.\n[0.01s][info][aot] Using AOT-linked classes: false\n", AOTRejected, "Using AOT-linked classes: false"},
 		{"silent log", "[0.01s][info][gc] Using G1\n", AOTNoEvidence, ""},
 		{"empty log", "", AOTNoEvidence, ""},

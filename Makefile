@@ -6,7 +6,7 @@ LDFLAGS := -s -w -X main.version=$(VERSION)
 BIN := bin/warmup-sidecar
 INJECT_BIN := bin/warmup-inject
 
-.PHONY: all build test unit vet packaging image image-test dashboard fuzz footprint bench bench-mixes bench-smoke rollout rollout-smoke e2e demo bench fuzz clean
+.PHONY: all build test unit vet packaging image image-test dashboard fuzz footprint bench bench-mixes bench-jdk25 bench-smoke rollout rollout-smoke e2e demo bench fuzz clean
 
 all: build
 
@@ -77,6 +77,12 @@ bench-mixes:
 	BENCH_MIX=dashboard bash scripts/bench.sh
 	BENCH_MIX=api bash scripts/bench.sh
 	BENCH_MIX=mse bash scripts/bench.sh
+
+# Issue 28: JDK 17 vs JDK 25, a JDK 25 AOT cache trained by the probes (and by the load), C1 only,
+# Pinot's built-in warmup emulated (builtin and dashboard mixes, 5 restarts per arm), then C2 vs C1
+# in a 30-minute reduce-heavy steady run → results/jdk25/. Hours; run on a quiet machine.
+bench-jdk25:
+	bash scripts/jdk25-study.sh
 
 # The same tool, 1 restart per arm and short windows: fails if the tool is broken.
 bench-smoke:

@@ -93,6 +93,37 @@ for sts in brokers:
 EOF
 }
 
+# c1_in FILE WANT: the JVM option brokerJvm.c1Only adds is in the broker container's JAVA_OPTS
+# of every broker StatefulSet WANT times (1 or 0), and in no other container's JVM options.
+c1_in() {
+	"$PYTHON" - "$1" "$2" <<'EOF'
+import sys, yaml
+path, want = sys.argv[1], int(sys.argv[2])
+flag = "-XX:TieredStopAtLevel=1"
+brokers = 0
+for d in yaml.safe_load_all(open(path)):
+    if not d or d.get("kind") not in ("StatefulSet", "Deployment"):
+        continue
+    is_broker = d["spec"]["template"]["metadata"].get("labels", {}).get("component") == "broker"
+    pod = d["spec"]["template"]["spec"]
+    for c in (pod.get("containers") or []) + (pod.get("initContainers") or []):
+        for e in c.get("env") or []:
+            if e.get("name") != "JAVA_OPTS":
+                continue
+            n = (e.get("value") or "").split().count(flag)
+            where = f"{d['kind']} {d['metadata']['name']} container {c['name']}"
+            if is_broker and c["name"] == "broker":
+                brokers += 1
+                if n != want:
+                    sys.exit(f"{where}: {flag} {n} times in JAVA_OPTS, want {want}")
+            elif n:
+                sys.exit(f"{where}: {flag} in JAVA_OPTS: only the broker's may have it")
+            print(f"{where}: {flag} x{n}")
+if not brokers:
+    sys.exit("no broker container with JAVA_OPTS in " + path)
+EOF
+}
+
 # ---- Dockerfile ------------------------------------------------------------------------
 check "hadolint Dockerfile (.hadolint.yaml, failure-threshold style)" hadolint Dockerfile
 
@@ -150,9 +181,10 @@ podMonitor:
   labels:
     release: kube-prometheus-stack
 EOF
+	printf 'enabled: true\nbrokerJvm:\n  c1Only: true\n' >"$WORK/values/c1.yaml"
 }
 write_variants
-VARIANTS=(disabled enabled native auth)
+VARIANTS=(disabled enabled native auth c1)
 
 # The example umbrella chart renders the broker StatefulSet with the sidecar from the named
 # templates: the only way to see the container itself through `helm template`.
@@ -198,6 +230,10 @@ check "umbrella [enabled]: the sidecar once in containers, no startupProbe" \
 	sidecar_in "$WORK/umbrella-enabled-1.29.0.yaml" containers
 check "umbrella [native]: the sidecar once in initContainers, restartPolicy Always, no startupProbe" \
 	sidecar_in "$WORK/umbrella-native-1.29.0.yaml" initContainers
+check "umbrella [c1]: -XX:TieredStopAtLevel=1 once in the broker's JAVA_OPTS" \
+	c1_in "$WORK/umbrella-c1-1.29.0.yaml" 1
+check "umbrella [enabled]: -XX:TieredStopAtLevel=1 nowhere (c1Only defaults to false)" \
+	c1_in "$WORK/umbrella-enabled-1.29.0.yaml" 0
 must_fail "native sidecar refused below Kubernetes 1.29" \
 	helm template pinot "$UMB" --kube-version 1.28.0 -f "$WORK/values/umbrella-native.yaml"
 
@@ -237,6 +273,9 @@ BAD_VALUES=(
 	podMonitor.interval=often
 	dashboard.namespace=Bad_NS
 	readinessProbe.periodSeconds=0
+	brokerJvm.c1Only=yes
+	brokerJvm.javaOptsEnv=JAVA-OPTS
+	brokerJvm.tieredStopAtLevel=1
 )
 for bad in "${BAD_VALUES[@]}"; do
 	must_fail "schema rejects $bad (helm template)" \
@@ -290,6 +329,20 @@ for f in default customized; do
 		check "inject $label twice equals once" bash -c \
 			'[[ -s "$3" ]] && "$1" $2 <"$3" 2>/dev/null | cmp -s - "$3"' _ "$INJECT" "$args" "$out"
 	done
+done
+# brokerJvm.c1Only: the flag lands once in the broker's JAVA_OPTS and in no other component's.
+printf 'brokerJvm:\n  c1Only: true\n' >"$WORK/values/inject-c1.yaml"
+for f in default customized; do
+	out="$WORK/inject-$f-c1.yaml"
+	check "warmup-inject $f.yaml (brokerJvm.c1Only)" bash -c '"$1" --values="$2" <"$3" >"$4"' _ \
+		"$INJECT" "$WORK/values/inject-c1.yaml" "$FIXTURES/$f.yaml" "$out"
+	check "inject $f.yaml (c1Only): -XX:TieredStopAtLevel=1 once in the broker's JAVA_OPTS, never elsewhere" c1_in "$out" 1
+	check "inject $f.yaml (c1Only off): -XX:TieredStopAtLevel=1 nowhere" c1_in "$WORK/inject-$f.yaml" 0
+	for k in "${KUBE_VERSIONS[@]}"; do
+		check "kubernetes-validate --strict inject $f.yaml (c1Only) at $k" validate "$out" "$k"
+	done
+	check "inject $f.yaml (c1Only) twice equals once" bash -c \
+		'[[ -s "$3" ]] && "$1" --values="$2" <"$3" 2>/dev/null | cmp -s - "$3"' _ "$INJECT" "$WORK/values/inject-c1.yaml" "$out"
 done
 check "inject picks up broker port 8199 from customized.yaml" \
 	grep -q 'value: "http://127.0.0.1:8199"' "$WORK/inject-customized.yaml"

@@ -56,6 +56,26 @@ func TestArmEnv(t *testing.T) {
 	if _, ok := base["WARMUP_QUERY"]; ok {
 		t.Error("armEnv wrote into the base map")
 	}
+	// upstream_like: Pinot's built-in warmup, emulated; a labelled arm runs its base's settings.
+	for _, arm := range []string{coldstart.ArmUpstreamLike, coldstart.ArmUpstreamLike + ".x"} {
+		env = armEnv(arm, base, jvmURL, mix, nil)
+		for k, v := range map[string]string{"WARMUP_PROBE_SHAPES": "limit1", "WARMUP_EXIT": "floor", "WARMUP_MIN_ITERATIONS": "1000",
+			"WARMUP_CONCURRENCY": "1", "WARMUP_BUDGET": "15s", "WARMUP_BROKER_URL": "http://b"} {
+			if env[k] != v {
+				t.Errorf("%s: %s=%q, want %q (env %v)", arm, k, env[k], v, env)
+			}
+		}
+	}
+	// The broker-side arms run the sidecar's defaults, whatever their label.
+	for _, arm := range []string{coldstart.ArmOnC1, coldstart.ArmOnAOT, coldstart.ArmOnAOTLoad, "on_default.jdk25"} {
+		env = armEnv(arm, base, jvmURL, mix, nil)
+		if len(env) != len(base) {
+			t.Errorf("%s: env %v, want the sidecar's defaults (the base alone)", arm, env)
+		}
+	}
+	if env := armEnv("off.jdk25", base, jvmURL, mix, nil); env != nil {
+		t.Errorf("off.jdk25: env %v, want no sidecar", env)
+	}
 }
 
 func TestExtraEnvPutsTheArmsOwnOverTheStudys(t *testing.T) {

@@ -95,7 +95,13 @@ func TestConfigCheck(t *testing.T) {
 		cfg  Config
 		want string
 	}{
-		{Config{Arms: []string{"on"}}, `arm "on": want one of off, on_default, on_limit1, on_custom, on_single_stage, on_baseline, on_jit`},
+		{Config{Arms: []string{"on"}}, `arm "on": want one of off, on_default, on_limit1, on_custom, on_single_stage, on_baseline, on_jit, on_c1, on_aot, on_aot_load, upstream_like, or one of them with a .label`},
+		{Config{Arms: []string{"nope.jdk25"}}, `arm "nope.jdk25": want one of off`},
+		{Config{Arms: []string{"on_default", "on_aot"}}, "arm on_aot: give its broker a JDK 25+ (--arm-broker-java on_aot:/usr/lib/jvm/<jdk>)"},
+		{Config{Arms: []string{"on_aot_load.b"}}, "arm on_aot_load.b: give its broker a JDK 25+"},
+		{Config{Arms: []string{"on_default"}, ArmBrokerJava: map[string]string{"on_c1": "/usr"}}, "broker java for on_c1: want an arm of this study (on_default)"},
+		{Config{Arms: []string{"on_default"}, ArmBrokerJava: map[string]string{"on_default": "/nonexistent/jdk"}}, "broker java for on_default: java /nonexistent/jdk: stat /nonexistent/jdk: no such file"},
+		{Config{Arms: []string{"on_default"}, ArmBrokerJava: map[string]string{"on_default": plain}}, "broker java for on_default: java " + plain + ": want an executable file or a JDK home"},
 		{Config{Arms: []string{"off", "on_jit"}}, "arm on_jit: run the broker with the JMX exporter agent (--broker-jmx-agent)"},
 		{Config{Arms: []string{"on_default", "on_baseline"}}, "arm on_baseline: set the baseline sidecar binary (--baseline-sidecar)"},
 		{Config{BaselineSidecar: "/bin/sh"}, "baseline sidecar /bin/sh: no arm on_baseline runs it"},
@@ -130,6 +136,22 @@ func TestConfigCheck(t *testing.T) {
 	opts := Config{Arms: []string{"off", "on_default"}, ArmBrokerJVMOpts: map[string][]string{"off": {"-XX:TieredStopAtLevel=1"}}}.withDefaults()
 	if err := opts.check(); err != nil {
 		t.Errorf("broker JVM options for an arm of the study: %v", err)
+	}
+	// A JDK home (its bin/java) or the executable itself; AOT arms and labelled arms with one.
+	home := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(home, "bin"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(exe, filepath.Join(home, "bin", "java")); err != nil {
+		t.Fatal(err)
+	}
+	jdk := Config{Arms: []string{"on_default", "on_default.jdk25", "on_aot", "on_aot_load", "on_c1", "upstream_like"},
+		ArmBrokerJava: map[string]string{"on_default.jdk25": home, "on_aot": home, "on_aot_load": exe}}.withDefaults()
+	if err := jdk.check(); err != nil {
+		t.Errorf("issue 28's arms: %v", err)
+	}
+	if got, err := JavaExecutable(home); err != nil || got != filepath.Join(home, "bin", "java") {
+		t.Errorf("JavaExecutable(JDK home) = %q, %v", got, err)
 	}
 	def := (Config{}).withDefaults()
 	if err := def.check(); err != nil {
@@ -206,6 +228,23 @@ func want2(ms float64) queryLogLine {
 	return queryLogLine{at: time.Date(2026, 11, 29, 15, 47, 30, 0, time.UTC), timeMs: ms}
 }
 
+// on_c1 (and a labelled on_c1) adds the C1-only flag, recorded as the arm's own option; no
+// other arm gets it.
+func TestOnC1RunsTheBrokerOnC1Only(t *testing.T) {
+	e := &Env{cfg: Config{Arms: []string{"on_default", "on_c1", "on_c1.b"}}.withDefaults(), work: "/w"}
+	for _, arm := range []string{"on_c1", "on_c1.b"} {
+		if got := e.brokerOpts(arm, "x"); !slices.Contains(got, C1OnlyOpt) {
+			t.Errorf("%s: %v lacks %s", arm, got, C1OnlyOpt)
+		}
+	}
+	if got := e.brokerOpts("on_default", "x"); slices.Contains(got, C1OnlyOpt) {
+		t.Errorf("on_default: %v", got)
+	}
+	if got := e.armOptsAll(); len(got) != 2 || !slices.Equal(got["on_c1"], []string{C1OnlyOpt}) {
+		t.Errorf("recorded arm options %v, want on_c1 and on_c1.b with %s only", got, C1OnlyOpt)
+	}
+}
+
 func TestBrokerOptsAddTheArmsOwnAfterTheChartsAndNotToOtherArms(t *testing.T) {
 	e := &Env{cfg: Config{ArmBrokerJVMOpts: map[string][]string{"on_baseline": {"-XX:TieredStopAtLevel=1"}}}.withDefaults(), work: "/w"}
 	got := e.brokerOpts("on_baseline", "on_baseline-1")
@@ -217,5 +256,29 @@ func TestBrokerOptsAddTheArmsOwnAfterTheChartsAndNotToOtherArms(t *testing.T) {
 		if other := e.brokerOpts(arm, "x"); slices.Contains(other, "-XX:TieredStopAtLevel=1") {
 			t.Errorf("arm %q got another arm's option: %v", arm, other)
 		}
+	}
+}
+
+// The training's evidence comes from its -Xlog files and from what the JVM printed to the
+// broker's role log since its last start, not from earlier starts.
+func TestAOTTrainingEvidence(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	write("aot-train-on_aot-101.log", "[1.0s][info][aot] trying to map x\n[60.2s][warning][aot] Skipping org/Foo: Unlinked class\n")
+	role := write("broker.log", "\n=== 10:00 java old\nAOTCache creation is complete: /old.aot 1 bytes\n"+
+		"\n=== 10:05 java new\n10:06 INFO started\nLaunching child process /jdk25/bin/java to assemble AOT cache /w/aot/on_aot.aot using configuration /tmp/x\n"+
+		"AOTCache creation is complete: /w/aot/on_aot.aot 91500000 bytes\n")
+	got := aotTrainingEvidence(filepath.Join(dir, "aot-train-on_aot-*.log"), role)
+	want := []string{"[60.2s][warning][aot] Skipping org/Foo: Unlinked class",
+		"Launching child process /jdk25/bin/java to assemble AOT cache /w/aot/on_aot.aot using configuration /tmp/x",
+		"AOTCache creation is complete: /w/aot/on_aot.aot 91500000 bytes"}
+	if !slices.Equal(got, want) {
+		t.Errorf("evidence %q\nwant %q", got, want)
 	}
 }

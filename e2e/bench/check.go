@@ -45,12 +45,16 @@ func CheckStudy(s *coldstart.Study, arms []string, restarts int, out Outputs) er
 				errs = append(errs, fmt.Errorf("%s: no timeUsedMs parsed from the broker's answers", where))
 			}
 			switch {
-			case arm == coldstart.ArmOff && r.WarmupSeconds != 0:
+			case coldstart.ArmBase(arm) == coldstart.ArmOff && r.WarmupSeconds != 0:
 				errs = append(errs, fmt.Errorf("%s: warmup_seconds %.2f, want 0 for OFF", where, r.WarmupSeconds))
-			case arm != coldstart.ArmOff && (r.Warmup == nil || r.Warmup.Outcome == "" || r.WarmupSeconds <= 0):
+			case coldstart.ArmBase(arm) != coldstart.ArmOff && (r.Warmup == nil || r.Warmup.Outcome == "" || r.WarmupSeconds <= 0):
 				errs = append(errs, fmt.Errorf("%s: the sidecar reported no finished warmup (%+v)", where, r.Warmup))
-			case arm != coldstart.ArmOff && r.Warmup.ProbesSucceeded == 0:
+			case coldstart.ArmBase(arm) != coldstart.ArmOff && r.Warmup.ProbesSucceeded == 0:
 				errs = append(errs, fmt.Errorf("%s: the sidecar's warmup had no successful probe (outcome %s)", where, r.Warmup.Outcome))
+			}
+			// A rejected cache is a finding; no reading of the JVM's AOT log is a broken tool.
+			if coldstart.IsAOTArm(arm) && r.AOTCache == nil {
+				errs = append(errs, fmt.Errorf("%s: no AOT cache state read from the broker JVM's log", where))
 			}
 		}
 	}

@@ -34,7 +34,7 @@ func (e *Env) Restart(ctx context.Context, arm string, n int, rate float64) (col
 			return coldstart.Restart{}, nil, err
 		}
 		bin := e.sidecar
-		if arm == coldstart.ArmOnBaseline {
+		if coldstart.ArmBase(arm) == coldstart.ArmOnBaseline {
 			bin = cfg.BaselineSidecar
 		}
 		if sc, err = startSidecar(bin, listen, filepath.Join(e.work, "logs", "sidecar-"+tag+".log"), env); err != nil {
@@ -43,7 +43,15 @@ func (e *Env) Restart(ctx context.Context, arm string, n int, rate float64) (col
 		defer sc.stop()
 		readyURL = sc.url + "/readyz"
 	}
-	if err := e.Cluster.StartBroker(ctx, cluster.WithBrokerJVMOpts(e.brokerOpts(arm, tag)...), cluster.WithBrokerNice(cfg.BrokerNice)); err != nil {
+	opts := e.brokerOpts(arm, tag)
+	aotLog := ""
+	if coldstart.IsAOTArm(arm) {
+		aotLog = filepath.Join(e.work, "logs", "aot-"+tag+".log")
+		opts = append(opts, e.aotRunOpts(arm, aotLog)...)
+	}
+	// Every start names its java: a slot's settings persist, and the previous arm's may differ.
+	if err := e.Cluster.StartBroker(ctx, cluster.WithBrokerJVMOpts(opts...), cluster.WithBrokerJava(e.brokerJava(arm)),
+		cluster.WithBrokerNice(cfg.BrokerNice)); err != nil {
 		return coldstart.Restart{}, nil, fmt.Errorf("start broker: %w", err)
 	}
 	started := time.Now()
@@ -69,6 +77,12 @@ func (e *Env) Restart(ctx context.Context, arm string, n int, rate float64) (col
 	res := coldstart.Summarise(tr, coldstart.Window{Start: 0, End: cfg.Cold}, coldstart.Window{Start: cfg.WarmStart, End: cfg.WarmEnd})
 	res.ReadySeconds = readyAt.Sub(started).Seconds()
 	res.HealthySeconds = res.ReadySeconds
+	if aotLog != "" {
+		res.AOTCache = readAOTUse(aotLog)
+		if res.AOTCache.State != coldstart.AOTUsed {
+			e.cfg.Logger.Warn("the broker did not use its AOT cache", "arm", arm, "restart", n, "state", res.AOTCache.State, "log", aotLog)
+		}
+	}
 	if sc != nil {
 		st, err := sc.status(ctx)
 		if err != nil {

@@ -32,6 +32,9 @@ import (
 var ChartBrokerJVMOpts = []string{"-XX:ActiveProcessorCount=2", "-Xms256M", "-Xmx1G",
 	"-XX:+UseG1GC", "-XX:MaxGCPauseMillis=200", "-Djute.maxbuffer=4000000"}
 
+// C1OnlyOpt stops the broker's JIT at C1 (the chart's brokerJvm.c1Only): the on_c1 arm.
+const C1OnlyOpt = "-XX:TieredStopAtLevel=1"
+
 // DefaultBasePort keeps the study's cluster clear of the e2e tests' (cluster.DefaultBasePort).
 const DefaultBasePort = 29000
 
@@ -59,8 +62,12 @@ type Config struct {
 	// win): a JVM setting measured interleaved against the same sidecar in another arm (e.g.
 	// on_baseline running this build, --baseline-sidecar).
 	ArmBrokerJVMOpts map[string][]string
-	BenchRows        int // 0: the harness default (1,000,000)
-	BenchSegments    int // 0: the harness default (8)
+	// ArmBrokerJava runs one arm's restarted brokers on another JDK: a JDK home or its bin/java
+	// (the other arms' brokers and every other role keep the machine's). AOT arms need one
+	// (JDK 25+): the cache is made and used by that JDK.
+	ArmBrokerJava map[string]string
+	BenchRows     int // 0: the harness default (1,000,000)
+	BenchSegments int // 0: the harness default (8)
 	// SidecarEnv is added to every ON arm's WARMUP_* environment (e.g. WARMUP_BUDGET), over
 	// the arm's own settings.
 	SidecarEnv map[string]string
@@ -120,9 +127,15 @@ func (c Config) withDefaults() Config {
 
 func (c Config) check() error {
 	for _, a := range c.Arms {
-		if !slices.Contains(coldstart.ArmOrder, a) {
-			return fmt.Errorf("arm %q: want one of %s", a, strings.Join(coldstart.ArmOrder, ", "))
+		if !slices.Contains(coldstart.ArmOrder, coldstart.ArmBase(a)) {
+			return fmt.Errorf("arm %q: want one of %s, or one of them with a .label (on_default.jdk25)", a, strings.Join(coldstart.ArmOrder, ", "))
 		}
+		if coldstart.IsAOTArm(a) && c.ArmBrokerJava[a] == "" {
+			return fmt.Errorf("arm %s: give its broker a JDK 25+ (--arm-broker-java %s:/usr/lib/jvm/<jdk>): the AOT cache is made and read by that JDK", a, a)
+		}
+	}
+	if err := checkArmJava(c.ArmBrokerJava, c.Arms); err != nil {
+		return err
 	}
 	switch {
 	case c.Restarts < 1:
@@ -289,12 +302,34 @@ func (e *Env) WorkDir() string { return e.work }
 func (e *Env) PinotVersion() string { return e.version }
 
 // brokerOpts are the JVM options of a broker started for arm (empty: the first broker, which
-// calibrates and warms the servers), tag naming its GC log.
+// calibrates and warms the servers), tag naming its GC log. on_c1 adds the C1-only flag before
+// the arm's own options (which can still override it).
 func (e *Env) brokerOpts(arm, tag string) []string {
 	gc := filepath.Join(e.work, "gc", "broker-"+tag+".log")
 	opts := append(slices.Clone(e.cfg.BrokerJVMOpts), e.agentOpts...)
-	opts = append(opts, e.cfg.ArmBrokerJVMOpts[arm]...)
+	opts = append(opts, e.armOpts(arm)...)
 	return append(opts, "-Xlog:gc*:file="+gc+":time,uptime,level,tags")
+}
+
+// armOpts are what arm's brokers run with beyond the study's options: the C1-only flag for
+// on_c1, then the arm's --arm-broker-opt options.
+func (e *Env) armOpts(arm string) []string {
+	var opts []string
+	if coldstart.ArmBase(arm) == coldstart.ArmOnC1 {
+		opts = append(opts, C1OnlyOpt)
+	}
+	return append(opts, e.cfg.ArmBrokerJVMOpts[arm]...)
+}
+
+// armOptsAll is armOpts of every arm that has some, as the study records them.
+func (e *Env) armOptsAll() map[string][]string {
+	out := map[string][]string{}
+	for _, a := range e.cfg.Arms {
+		if opts := e.armOpts(a); len(opts) > 0 {
+			out[a] = opts
+		}
+	}
+	return out
 }
 
 // BrokerJVMOpts are the JVM options of a broker started for arm (see brokerOpts), for
@@ -366,7 +401,7 @@ func (e *Env) Study(ctx context.Context, rate float64, calib *coldstart.Calibrat
 		Smoke: cfg.Smoke, ColdWindow: coldstart.Window{Start: 0, End: cfg.Cold},
 		WarmWindow: coldstart.Window{Start: cfg.WarmStart, End: cfg.WarmEnd},
 		TimeoutMs:  float64(cfg.Timeout.Milliseconds()), Queries: cfg.Mix,
-		BrokerJVMOpts: append(slices.Clone(cfg.BrokerJVMOpts), e.agentOpts...), ArmBrokerJVMOpts: cfg.ArmBrokerJVMOpts, Machine: m, Command: cfg.Command, StartedAt: time.Now(),
+		BrokerJVMOpts: append(slices.Clone(cfg.BrokerJVMOpts), e.agentOpts...), ArmBrokerJVMOpts: e.armOptsAll(), Machine: m, Command: cfg.Command, StartedAt: time.Now(),
 	}
 	if calib != nil {
 		s.Notes = append(s.Notes, calib.Note())
@@ -380,8 +415,16 @@ func (e *Env) Study(ctx context.Context, rate float64, calib *coldstart.Calibrat
 	if note := e.prewarmProbes(ctx); note != "" {
 		s.Notes = append(s.Notes, note)
 	}
+	s.ArmBrokerJava = e.armJDKs(ctx)
 	for _, a := range cfg.Arms {
 		s.Arms[a] = &coldstart.Arm{Sidecar: e.sidecarEnv(a)}
+		if coldstart.IsAOTArm(a) {
+			t, err := e.TrainAOT(ctx, a, rate)
+			if err != nil {
+				return s, Traces{}, fmt.Errorf("study: %w", err)
+			}
+			s.Arms[a].AOTTraining = t
+		}
 	}
 	traces := Traces{}
 	total := cfg.Restarts * len(cfg.Arms)

@@ -20,6 +20,7 @@ type brokerSettings struct {
 	jvmOpts   []string
 	extraConf []string
 	nice      int
+	java      string // the java executable; empty: the cluster's (Options.JavaBin)
 }
 
 // BrokerOption changes the broker's settings for this and later (re)starts.
@@ -34,6 +35,12 @@ func WithBrokerJVMOpts(opts ...string) BrokerOption {
 // other roles and the load get the CPU first, as they would on nodes of their own.
 func WithBrokerNice(n int) BrokerOption {
 	return func(s *brokerSettings) { s.nice = n }
+}
+
+// WithBrokerJava runs the broker on this java executable (a JDK's bin/java), while the other
+// roles keep the cluster's: a JDK measured on the broker alone. Empty: the cluster's again.
+func WithBrokerJava(bin string) BrokerOption {
+	return func(s *brokerSettings) { s.java = bin }
 }
 
 // WithBrokerExtraConf replaces Options.BrokerExtraConf (lines "key=value").
@@ -115,7 +122,7 @@ func (c *Cluster) startBroker(i int, s brokerSettings) error {
 	if err := os.WriteFile(conf, []byte(c.brokerConf(i, s)), 0o644); err != nil {
 		return fmt.Errorf("start %s: write config: %w", role, err)
 	}
-	p, err := c.startRoleNice(role, s.nice, s.jvmOpts, "StartBroker", "-configFileName", conf)
+	p, err := c.startRoleJVM(role, s.java, s.nice, s.jvmOpts, "StartBroker", "-configFileName", conf)
 	if err != nil {
 		return err
 	}

@@ -159,3 +159,28 @@ func TestNiceArgv(t *testing.T) {
 		}
 	}
 }
+
+// A broker given its own java runs on it; every other role, and a broker told "" again, runs on
+// the cluster's.
+func TestBrokerJavaIsTheBrokersAlone(t *testing.T) {
+	c := &Cluster{work: t.TempDir(), lib: "/lib", opts: Options{JavaBin: "/jdk17/bin/java"}}
+	s := brokerSettings{}
+	WithBrokerJava("/jdk25/bin/java")(&s)
+	for _, tc := range []struct{ role, java, want string }{
+		{"broker", s.java, "/jdk25/bin/java"},
+		{"server1", "", "/jdk17/bin/java"},
+		{"controller", "", "/jdk17/bin/java"},
+	} {
+		argv, err := c.jvmArgv(tc.role, tc.java, nil, "StartX")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if argv[0] != tc.want || argv[len(argv)-1] != "StartX" {
+			t.Errorf("%s: argv %q, want it to start with %s", tc.role, argv, tc.want)
+		}
+	}
+	WithBrokerJava("")(&s)
+	if s.java != "" {
+		t.Errorf("WithBrokerJava(\"\") left %q", s.java)
+	}
+}

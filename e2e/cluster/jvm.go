@@ -47,12 +47,16 @@ func (c *Cluster) javaBin() string {
 
 // jvmArgv builds `java <opts> -cp lib/* PinotAdministrator <args>`. Each role gets its own tmpdir
 // because PinotAdministrator drops .pid files into java.io.tmpdir.
-func (c *Cluster) jvmArgv(role string, extraOpts []string, args ...string) ([]string, error) {
+// java is the executable; empty: the cluster's (javaBin).
+func (c *Cluster) jvmArgv(role, java string, extraOpts []string, args ...string) ([]string, error) {
 	tmp := filepath.Join(c.work, "tmp", role)
 	if err := os.MkdirAll(tmp, 0o755); err != nil {
 		return nil, fmt.Errorf("%s tmpdir: %w", role, err)
 	}
-	argv := []string{c.javaBin()}
+	if java == "" {
+		java = c.javaBin()
+	}
+	argv := []string{java}
 	argv = append(argv, roleJVMOpts(role)...)
 	argv = append(argv, javaOpens...)
 	argv = append(argv,
@@ -67,13 +71,13 @@ func (c *Cluster) jvmArgv(role string, extraOpts []string, args ...string) ([]st
 
 // startRole starts one JVM with its working dir and log under WorkDir.
 func (c *Cluster) startRole(role string, extraOpts []string, args ...string) (*proc, error) {
-	return c.startRoleNice(role, 0, extraOpts, args...)
+	return c.startRoleJVM(role, "", 0, extraOpts, args...)
 }
 
-// startRoleNice is startRole at a nice value: nice(1) execs the JVM, so its pid is the JVM's and
-// every JVM thread inherits the value.
-func (c *Cluster) startRoleNice(role string, nice int, extraOpts []string, args ...string) (*proc, error) {
-	argv, err := c.jvmArgv(role, extraOpts, args...)
+// startRoleJVM is startRole on a given java executable (empty: the cluster's) at a nice value:
+// nice(1) execs the JVM, so its pid is the JVM's and every JVM thread inherits the value.
+func (c *Cluster) startRoleJVM(role, java string, nice int, extraOpts []string, args ...string) (*proc, error) {
+	argv, err := c.jvmArgv(role, java, extraOpts, args...)
 	if err != nil {
 		return nil, err
 	}

@@ -114,6 +114,7 @@ func Markdown(s *Study) string {
 	}
 	b.WriteString("\nCells: **median** / mean / [min – max] over restarts. Cold p50/p99 count a cancelled query as the 2 s timeout; " +
 		"mean timeUsedMs is over answered queries only (cancelled ones report none, so a storm understates it).\n")
+	b.WriteString(jvmMarkdown(s, arms))
 	if c := s.Calibration; c != nil && c.Fallback {
 		fmt.Fprintf(&b, "\n**Warning:** %s.\n", c.Note())
 	}

@@ -13,10 +13,11 @@ const (
 	MixDashboard = "dashboard"
 	MixAPI       = "api"
 	MixMSE       = "mse"
+	MixReduce    = "reduce"
 )
 
 // MixNames lists the named mixes, the built-in one first.
-var MixNames = []string{MixBuiltin, MixDashboard, MixAPI, MixMSE}
+var MixNames = []string{MixBuiltin, MixDashboard, MixAPI, MixMSE, MixReduce}
 
 // NamedMix is the mix called name over table.
 func NamedMix(name, table string) (Mix, error) {
@@ -29,6 +30,8 @@ func NamedMix(name, table string) (Mix, error) {
 		return APIMix(table), nil
 	case MixMSE:
 		return MSEMix(table), nil
+	case MixReduce:
+		return ReduceMix(table), nil
 	}
 	return nil, fmt.Errorf("mix %q: want one of %s", name, strings.Join(MixNames, ", "))
 }

@@ -16,6 +16,7 @@ var namedTemplates = map[string]func(string) []template{
 	MixDashboard: dashboardTemplates,
 	MixAPI:       apiTemplates,
 	MixMSE:       mseTemplates,
+	MixReduce:    reduceTemplates,
 }
 
 func TestNamedMixesAndAnUnknownName(t *testing.T) {
@@ -25,7 +26,7 @@ func TestNamedMixesAndAnUnknownName(t *testing.T) {
 			t.Errorf("NamedMix(%q) = %d queries, %v", name, len(m), err)
 		}
 	}
-	if _, err := NamedMix("nope", "t"); err == nil || err.Error() != `mix "nope": want one of builtin, dashboard, api, mse` {
+	if _, err := NamedMix("nope", "t"); err == nil || err.Error() != `mix "nope": want one of builtin, dashboard, api, mse, reduce` {
 		t.Errorf("unknown mix: err = %v", err)
 	}
 }

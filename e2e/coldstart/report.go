@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -17,7 +18,11 @@ import (
 // engines costs traffic that uses one); with the defaults of another build of the sidecar
 // (an interleaved A/B of a code change: studies run one after another drift apart); with
 // its defaults plus the broker JVM's JIT signal (WARMUP_JVM_METRICS_URL, the broker running
-// the Prometheus JMX exporter agent: what a quiet JIT adds to the exit rule).
+// the Prometheus JMX exporter agent: what a quiet JIT adds to the exit rule); its defaults
+// with the broker on the C1 compiler only (-XX:TieredStopAtLevel=1); its defaults with the
+// broker started from a JDK AOT cache (JDK 25+, -XX:AOTCache) trained by the sidecar's own
+// probes, or by its probes and then the study's load; and the sidecar set the way Pinot's
+// built-in warmup works (upstream's LIMIT 1 probe, a floor of 1000 at concurrency 1, 15 s).
 const (
 	ArmOff           = "off"
 	ArmOnDefault     = "on_default"
@@ -26,10 +31,29 @@ const (
 	ArmOnSingleStage = "on_single_stage"
 	ArmOnBaseline    = "on_baseline"
 	ArmOnJIT         = "on_jit"
+	ArmOnC1          = "on_c1"
+	ArmOnAOT         = "on_aot"
+	ArmOnAOTLoad     = "on_aot_load"
+	ArmUpstreamLike  = "upstream_like"
 )
 
 // ArmOrder lists the known arms in report order; other arms follow alphabetically.
-var ArmOrder = []string{ArmOff, ArmOnDefault, ArmOnLimit1, ArmOnCustom, ArmOnSingleStage, ArmOnBaseline, ArmOnJIT}
+var ArmOrder = []string{ArmOff, ArmOnDefault, ArmOnLimit1, ArmOnCustom, ArmOnSingleStage, ArmOnBaseline, ArmOnJIT,
+	ArmOnC1, ArmOnAOT, ArmOnAOTLoad, ArmUpstreamLike}
+
+// ArmBase is the known arm an arm name runs: "KNOWN.LABEL" runs KNOWN under its own name, so
+// one arm can be measured twice in a study with different settings (on_default.jdk25: the
+// sidecar's defaults, the broker on another JDK through --arm-broker-java).
+func ArmBase(arm string) string {
+	base, _, _ := strings.Cut(arm, ".")
+	return base
+}
+
+// IsAOTArm says whether arm starts its broker from an AOT cache the study trains first.
+func IsAOTArm(arm string) bool {
+	b := ArmBase(arm)
+	return b == ArmOnAOT || b == ArmOnAOTLoad
+}
 
 // DefaultArms are the arms a study runs unless told: on_single_stage, on_baseline and on_jit
 // answer narrower questions and are asked for by name.
@@ -60,6 +84,8 @@ type Restart struct {
 	ReadySeconds   float64   `json:"ready_seconds,omitempty"`
 	// Diagnostics are optional figures about the broker JVM over the cold window.
 	Diagnostics *Diagnostics `json:"diagnostics,omitempty"`
+	// AOTCache is what the broker JVM's own log said of its AOT cache (AOT arms only).
+	AOTCache *AOTCacheUse `json:"aot_cache,omitempty"`
 }
 
 // WarmupInfo is what the sidecar said about its run.
@@ -146,6 +172,8 @@ type Arm struct {
 	Restarts []Restart `json:"restarts"`
 	// Sidecar is the WARMUP_* environment of an ON arm.
 	Sidecar map[string]string `json:"sidecar,omitempty"`
+	// AOTTraining is how the arm's AOT cache was made (AOT arms only).
+	AOTTraining *AOTTraining `json:"aot_training,omitempty"`
 }
 
 // Study is results/coldstart/latest.json. pinot_version, rate_qps and arms are the
@@ -165,11 +193,14 @@ type Study struct {
 	BrokerJVMOpts []string `json:"broker_jvm_opts,omitempty"`
 	// ArmBrokerJVMOpts: JVM options one arm's brokers ran with beyond BrokerJVMOpts.
 	ArmBrokerJVMOpts map[string][]string `json:"arm_broker_jvm_opts,omitempty"`
-	Machine          Machine             `json:"machine"`
-	Command          string              `json:"command"`
-	StartedAt        time.Time           `json:"started_at"`
-	FinishedAt       time.Time           `json:"finished_at"`
-	Notes            []string            `json:"notes,omitempty"`
+	// ArmBrokerJava is the JDK one arm's restarted brokers ran on; every other broker and role
+	// ran on the machine's (Machine.Java).
+	ArmBrokerJava map[string]JDK `json:"arm_broker_java,omitempty"`
+	Machine       Machine        `json:"machine"`
+	Command       string         `json:"command"`
+	StartedAt     time.Time      `json:"started_at"`
+	FinishedAt    time.Time      `json:"finished_at"`
+	Notes         []string       `json:"notes,omitempty"`
 	// Calibration, when the rate was measured rather than given.
 	Calibration *Calibration `json:"calibration,omitempty"`
 }

@@ -75,9 +75,15 @@ func TestMarkdownTable(t *testing.T) {
 		"| warmup < 15 s (max) | 11.0 s ✅ | 16.0 s ❌ (1.0 s over) | 14.0 s ✅ |",
 		"Cold-start study, mix dashboard: Pinot 0.11.0, 120 QPS",
 	} {
-		if !strings.Contains(md, want) {
-			t.Errorf("markdown lacks %q:\n%s", want, md)
-		}
+		mustContain(t, "markdown", md, want)
+	}
+}
+
+// mustContain fails t when text lacks want, showing the whole text.
+func mustContain(t *testing.T, what, text, want string) {
+	t.Helper()
+	if !strings.Contains(text, want) {
+		t.Errorf("%s lacks %q:\n%s", what, want, text)
 	}
 }
 

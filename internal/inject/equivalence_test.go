@@ -147,30 +147,38 @@ func umbrellaValues(t *testing.T, values string) map[string]any {
 	return map[string]any{"pinot-broker-warmup": sub}
 }
 
+// renderUmbrella renders the example umbrella chart with this chart as its dependency through
+// Helm's library, at Kubernetes 1.29, and returns its statefulset.yaml's objects and the
+// umbrella's own default values.
+func renderUmbrella(t *testing.T, values map[string]any) ([]k8sObject, map[string]any) {
+	t.Helper()
+	parent, err := loader.Load(umbrellaDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub, err := loader.Load(chartDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	parent.AddDependency(sub)
+	caps := chartutil.DefaultCapabilities.Copy()
+	kv, _ := chartutil.ParseKubeVersion("v1.29.0")
+	caps.KubeVersion = *kv
+	top, err := chartutil.ToRenderValues(parent, values, chartutil.ReleaseOptions{Name: "pinot", Namespace: "pinot"}, caps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := engine.Render(parent, top)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return objects(t, out["pinot-broker-with-warmup/templates/statefulset.yaml"]), parent.Values
+}
+
 func TestUmbrellaPathMatchesInject(t *testing.T) {
 	for name, values := range equivalenceVariants {
 		t.Run(name, func(t *testing.T) {
-			parent, err := loader.Load(umbrellaDir)
-			if err != nil {
-				t.Fatal(err)
-			}
-			sub, err := loader.Load(chartDir)
-			if err != nil {
-				t.Fatal(err)
-			}
-			parent.AddDependency(sub)
-			caps := chartutil.DefaultCapabilities.Copy()
-			kv, _ := chartutil.ParseKubeVersion("v1.29.0")
-			caps.KubeVersion = *kv
-			top, err := chartutil.ToRenderValues(parent, umbrellaValues(t, values), chartutil.ReleaseOptions{Name: "pinot", Namespace: "pinot"}, caps)
-			if err != nil {
-				t.Fatal(err)
-			}
-			out, err := engine.Render(parent, top)
-			if err != nil {
-				t.Fatal(err)
-			}
-			rendered := objects(t, out["pinot-broker-with-warmup/templates/statefulset.yaml"])
+			rendered, _ := renderUmbrella(t, umbrellaValues(t, values))
 			got := sidecarParts(brokerStatefulSets(rendered)[0])
 			if want := injectedParts(t, values); !reflect.DeepEqual(got, want) {
 				t.Errorf("umbrella render and inject differ\numbrella: %#v\ninject:   %#v", got, want)

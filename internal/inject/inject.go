@@ -45,6 +45,7 @@ func inject(r *renderer, in io.Reader, out, log io.Writer) error {
 func injectAll(r *renderer, docs []manifest, log io.Writer) error {
 	podLabels := stringMap(lookup(r.values, "brokerPodLabels"))
 	containerName, _ := lookup(r.values, "brokerContainerName").(string)
+	javaOptsEnv, _ := lookup(r.values, "brokerJvm", "javaOptsEnv").(string)
 	var services []service
 	configMaps := map[string]int{} // namespace/name -> index
 	var targets []brokerTarget
@@ -101,7 +102,15 @@ func injectAll(r *renderer, docs []manifest, log io.Writer) error {
 				return inputErr(err)
 			}
 		}
-		fmt.Fprintf(log, prog+": StatefulSet %s: sidecar added (broker port %d%s)\n", t.name, t.port, describeController(controller))
+		if inj.brokerJavaOpts != "" {
+			changed, err := addJavaOpts(documentRoot(d.node), t, containerName, javaOptsEnv, inj.brokerJavaOpts)
+			if err != nil {
+				return inputErr(err)
+			}
+			d.changed = d.changed || changed
+		}
+		fmt.Fprintf(log, prog+": StatefulSet %s: sidecar added (broker port %d%s%s)\n", t.name, t.port,
+			describeController(controller), describeJavaOpts(javaOptsEnv, inj.brokerJavaOpts))
 	}
 	return nil
 }
@@ -132,6 +141,13 @@ func describeController(url string) string {
 		return ""
 	}
 	return ", controller " + url
+}
+
+func describeJavaOpts(env, opts string) string {
+	if opts == "" {
+		return ""
+	}
+	return ", " + env + " + " + opts
 }
 
 // stringMap converts a decoded values map of strings.

@@ -26,6 +26,7 @@ type injection struct {
 	initContainers []*yaml.Node
 	volumes        []*yaml.Node
 	brokerConfig   string
+	brokerJavaOpts string // appended to the broker container's JVM options
 }
 
 // releaseName is .Release.Name in what inject renders (the chart's injection templates do not
@@ -102,6 +103,9 @@ func parseInjection(text string) (injection, error) {
 	}
 	if bc := mapValue(root, "brokerConfig"); bc != nil {
 		inj.brokerConfig = bc.Value
+	}
+	if jo := mapValue(root, "brokerJavaOpts"); jo != nil {
+		inj.brokerJavaOpts = jo.Value
 	}
 	return inj, nil
 }

@@ -12,4 +12,5 @@ initContainers:
 volumes:
   {{- include "pinot-broker-warmup.volumes" . | nindent 2 }}
 brokerConfig: {{ include "pinot-broker-warmup.brokerConfig" . | quote }}
+brokerJavaOpts: {{ include "pinot-broker-warmup.brokerJavaOpts" . | quote }}
 {{- end -}}

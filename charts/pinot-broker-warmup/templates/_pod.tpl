@@ -53,3 +53,15 @@ pinot.broker.client.access.protocols={{ .Values.loopbackListener.name }}
 {{ $p }}.port={{ int .Values.loopbackListener.port }}
 {{- end -}}
 {{- end -}}
+
+{{/*
+JVM options to append to the broker's own (one line, empty when there are none or the chart is
+disabled). warmup-inject appends them to the broker container's brokerJvm.javaOptsEnv variable,
+once; an umbrella chart writes them after its broker JVM options, e.g.
+  value: {{ printf "%s %s" .Values.broker.jvmOpts (include "pinot-broker-warmup.brokerJavaOpts" $ctx) | trim | quote }}
+*/}}
+{{- define "pinot-broker-warmup.brokerJavaOpts" -}}
+{{- if and .Values.enabled .Values.brokerJvm.c1Only -}}
+-XX:TieredStopAtLevel=1
+{{- end -}}
+{{- end -}}

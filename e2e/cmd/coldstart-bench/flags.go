@@ -128,6 +128,23 @@ func (a armOptList) Set(v string) error {
 	return nil
 }
 
+// armJavaList is a repeatable ARM:PATH flag: the JDK (home or bin/java) of one arm's brokers.
+type armJavaList map[string]string
+
+func (a armJavaList) String() string { return "" }
+
+func (a armJavaList) Set(v string) error {
+	arm, path, ok := strings.Cut(v, ":")
+	if !ok || arm == "" || path == "" {
+		return fmt.Errorf("%q: want ARM:JDK (e.g. on_aot:/usr/lib/jvm/temurin-25-jdk-amd64)", v)
+	}
+	if have, dup := a[arm]; dup && have != path {
+		return fmt.Errorf("%q: arm %s already runs on %s", v, arm, have)
+	}
+	a[arm] = path
+	return nil
+}
+
 // intList is a comma-separated list of positive integers.
 type intList []int
 

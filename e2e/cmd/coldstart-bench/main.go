@@ -65,7 +65,7 @@ Usage:
                                                          --ready-url to answer 200, then load it
   coldstart-bench study [--smoke] [--mix M] [flags]     the interleaved OFF / ON study on a local real
                                                          cluster (e2e/cluster); writes results/coldstart/
-                                                         (mixes: builtin, dashboard, api, mse)
+                                                         (mixes: builtin, dashboard, api, mse, reduce)
   coldstart-bench calibrate (--broker URL | --local)    a warm broker's closed-loop capacity and the
                                                          arrival rate the study would use
   coldstart-bench steady --jvm-mode NAME=OPTS [flags]   broker JVM settings minutes after start: open-loop

@@ -105,11 +105,14 @@ func TestBadArguments(t *testing.T) {
 		{[]string{"study", "--arm-env", "on_jit:BUDGET=60s"}, `"on_jit:BUDGET=60s": want ARM:WARMUP_NAME=value`},
 		{[]string{"study", "--arm-broker-opt", "-XX:TieredStopAtLevel=1"}, `"-XX:TieredStopAtLevel=1": want ARM:-JVMOPTION`},
 		{[]string{"study", "--arm-broker-opt", "on_default:TieredStopAtLevel=1"}, `"on_default:TieredStopAtLevel=1": want ARM:-JVMOPTION`},
+		{[]string{"study", "--arm-broker-java", "/usr/lib/jvm/temurin-25-jdk-amd64"}, `want ARM:JDK`},
+		{[]string{"study", "--arm-broker-java", "on_aot:"}, `"on_aot:": want ARM:JDK`},
+		{[]string{"study", "--arm-broker-java", "on_aot:/a", "--arm-broker-java", "on_aot:/b"}, `arm on_aot already runs on /a`},
 		{[]string{"calibrate"}, "give exactly one of --broker URL and --local"},
 		{[]string{"steady"}, "steady: no JVM mode: want at least one"},
 		{[]string{"steady", "--jvm-mode", "c1=TieredStopAtLevel=1"}, `option "TieredStopAtLevel=1": want a JVM option`},
 		{[]string{"steady", "--jvm-mode", "c2=", "--rounds", "0"}, "steady: rounds 0: want ≥ 1"},
-		{[]string{"run", "--broker", "http://x", "--rate", "10", "--mix", "nope"}, `--mix: mix "nope": want one of builtin, dashboard, api, mse`},
+		{[]string{"run", "--broker", "http://x", "--rate", "10", "--mix", "nope"}, `--mix: mix "nope": want one of builtin, dashboard, api, mse, reduce`},
 		{[]string{"study", "--mix", "api", "--queries-file", "q.sql"}, "--mix api and --queries-file: give one of them"},
 		{[]string{"calibrate", "--local", "--mix", "MSE"}, `mix "MSE": want one of`},
 		{[]string{"rollout", "--remeasure", "--report", "x.json"}, "--remeasure needs --report (the study's JSON) and --work-dir"},
@@ -201,6 +204,18 @@ func TestArmBrokerOptFlag(t *testing.T) {
 	}
 	if got := a["off"]; len(got) != 1 || got[0] != "-Xmx2G" {
 		t.Errorf("off: %v", got)
+	}
+}
+
+func TestArmBrokerJavaFlag(t *testing.T) {
+	a := armJavaList{}
+	for _, v := range []string{"on_aot:/usr/lib/jvm/temurin-25-jdk-amd64", "on_default.jdk25:/opt/jdk/bin/java", "on_aot:/usr/lib/jvm/temurin-25-jdk-amd64"} {
+		if err := a.Set(v); err != nil {
+			t.Fatalf("%s: %v", v, err)
+		}
+	}
+	if len(a) != 2 || a["on_aot"] != "/usr/lib/jvm/temurin-25-jdk-amd64" || a["on_default.jdk25"] != "/opt/jdk/bin/java" {
+		t.Errorf("parsed %v", a)
 	}
 }
 

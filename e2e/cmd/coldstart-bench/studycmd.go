@@ -22,6 +22,7 @@ func studyCmd(ctx context.Context, args []string, stdout, stderr io.Writer, log 
 		sidecarEnv = envList{}
 		armEnv     = armEnvList{}
 		armOpts    = armOptList{}
+		armJava    = armJavaList{}
 		levels     = intList{1, 2, 4, 8, 16, 32}
 		fractions  = floatList(coldstart.DefaultFractions)
 		smoke      = fs.Bool("smoke", false, "1 restart per arm, short windows and a short calibration: checks the tool works, measures nothing")
@@ -46,6 +47,7 @@ func studyCmd(ctx context.Context, args []string, stdout, stderr io.Writer, log 
 	fs.Var(sidecarEnv, "sidecar-env", "extra WARMUP_NAME=value for the ON arms' sidecar (repeatable)")
 	fs.Var(armEnv, "arm-env", "extra ARM:WARMUP_NAME=value for one arm's sidecar, over --sidecar-env (repeatable)")
 	fs.Var(armOpts, "arm-broker-opt", "extra ARM:-JVMOPTION for one arm's restarted brokers, after the chart's (repeatable): a JVM setting A/B'd against the same sidecar in another arm")
+	fs.Var(armJava, "arm-broker-java", "ARM:JDK runs one arm's restarted brokers on another JDK, a JDK home or its bin/java (repeatable; the other roles keep the machine's): e.g. on_aot:/usr/lib/jvm/temurin-25-jdk-amd64, needed by the AOT arms")
 	fs.Var(&levels, "calibration-levels", "closed-loop client counts of the calibration")
 	fs.Var(&fractions, "rate-fractions", "shares of the warm capacity tried open loop, lowest first; the rate is the highest a warm broker serves with no cancellation and p99 ≤ 250 ms")
 	if code, ok := parse(fs, args, stderr); !ok {
@@ -85,7 +87,7 @@ func studyCmd(ctx context.Context, args []string, stdout, stderr io.Writer, log 
 		Arms: strings.Split(*arms, ","), Restarts: *restarts, Rate: *rate, RateFractions: fractions,
 		Cold: w.cold, WarmStart: w.warmStart, WarmEnd: w.warmEnd, Timeout: w.timeout, Mix: mix, MixName: mixName,
 		Settle: *settle, BasePort: *basePort, BenchRows: *rows, BenchSegments: *segments,
-		SidecarEnv: sidecarEnv, ArmEnv: armEnv, ArmBrokerJVMOpts: armOpts, BaselineSidecar: *baseline, BrokerJMXAgent: *jmxAgent, BrokerNice: *nice, CalibrationLevels: levels, CalibrationStep: *calStep,
+		SidecarEnv: sidecarEnv, ArmEnv: armEnv, ArmBrokerJVMOpts: armOpts, ArmBrokerJava: armJava, BaselineSidecar: *baseline, BrokerJMXAgent: *jmxAgent, BrokerNice: *nice, CalibrationLevels: levels, CalibrationStep: *calStep,
 		WorkDir: *workDir, KeepWorkDir: *workDir != "", Smoke: *smoke,
 		Command: "coldstart-bench study " + strings.Join(args, " "), Logger: log,
 	}

@@ -1,0 +1,128 @@
+package inject
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+)
+
+const c1Flag = "-XX:TieredStopAtLevel=1"
+
+func TestMergeJavaOpts(t *testing.T) {
+	for _, tc := range []struct{ name, have, add, want string }{
+		{"appended", "-Xms256M -Xmx1G", c1Flag, "-Xms256M -Xmx1G " + c1Flag},
+		{"already there once: unchanged, spacing kept", "-Xmx1G  " + c1Flag + " -Dx=1", c1Flag, "-Xmx1G  " + c1Flag + " -Dx=1"},
+		{"another level replaced", "-XX:TieredStopAtLevel=4 -Xmx1G", c1Flag, "-Xmx1G " + c1Flag},
+		{"repeated copies folded", c1Flag + " -Xmx1G " + c1Flag, c1Flag, "-Xmx1G " + c1Flag},
+		{"empty value", "", c1Flag, c1Flag},
+		{"boolean flag by name", "-XX:-UseG1GC -Xmx1G", "-XX:+UseG1GC", "-Xmx1G -XX:+UseG1GC"},
+		{"system property by key", "-Da=1 -Db=2", "-Da=3", "-Db=2 -Da=3"},
+		{"other flags kept", "-XX:TieredStopAtLevelX=1", c1Flag, "-XX:TieredStopAtLevelX=1 " + c1Flag},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := mergeJavaOpts(tc.have, tc.add)
+			if got != tc.want {
+				t.Errorf("mergeJavaOpts(%q, %q) = %q, want %q", tc.have, tc.add, got, tc.want)
+			}
+			if again := mergeJavaOpts(got, tc.add); again != got {
+				t.Errorf("second merge changed %q to %q", got, again)
+			}
+		})
+	}
+}
+
+// javaOptsOfAll maps every container of every workload in the stream (kind/name/container) to
+// its JAVA_OPTS value.
+func javaOptsOfAll(objs []k8sObject) map[string]string {
+	out := map[string]string{}
+	for _, o := range objs {
+		for _, list := range []string{"containers", "initContainers"} {
+			items, _ := o.get("spec", "template", "spec", list).([]any)
+			for _, c := range items {
+				m := c.(map[string]any)
+				if v, ok := envOf(m)["JAVA_OPTS"]; ok {
+					out[o.id()+"/"+m["name"].(string)] = v
+				}
+			}
+		}
+	}
+	return out
+}
+
+func TestC1OnlyLandsOnceInTheBrokerOnly(t *testing.T) {
+	on := writeValues(t, "brokerJvm:\n  c1Only: true\n")
+	for _, name := range []string{"default.yaml", "customized.yaml"} {
+		t.Run(name, func(t *testing.T) {
+			before := javaOptsOfAll(objects(t, string(fixture(t, name))))
+			out := mustInject(t, fixture(t, name), "--values", on)
+			after := javaOptsOfAll(objects(t, out))
+			if len(before) < 4 || len(after) != len(before) {
+				t.Fatalf("JAVA_OPTS containers: %d before, %d after; want the same, at least broker, controller, server, minion", len(before), len(after))
+			}
+			for id, v := range after {
+				n := strings.Count(" "+v+" ", " "+c1Flag+" ")
+				if id == "StatefulSet/pinot-broker/broker" {
+					if n != 1 || v != before[id]+" "+c1Flag {
+						t.Errorf("%s: JAVA_OPTS %q, want the chart's %q plus %s once", id, v, before[id], c1Flag)
+					}
+					continue
+				}
+				if n != 0 || v != before[id] {
+					t.Errorf("%s: JAVA_OPTS changed to %q (want %q): only the broker's may", id, v, before[id])
+				}
+			}
+			if again := mustInject(t, []byte(out), "--values", on); again != out {
+				t.Error("a second run changed the output")
+			}
+			// The broker container differs in JAVA_OPTS alone.
+			b := containerNamed(brokerStatefulSets(objects(t, string(fixture(t, name))))[0], "containers", "broker")
+			a := containerNamed(brokerStatefulSets(objects(t, out))[0], "containers", "broker")
+			delete(b, "env")
+			delete(a, "env")
+			if !reflect.DeepEqual(a, b) {
+				t.Error("the broker container changed outside its env")
+			}
+		})
+	}
+	// Off (the default) leaves every JAVA_OPTS as the chart rendered it.
+	off := javaOptsOfAll(objects(t, mustInject(t, fixture(t, "default.yaml"))))
+	if want := javaOptsOfAll(objects(t, string(fixture(t, "default.yaml")))); !reflect.DeepEqual(off, want) {
+		t.Errorf("c1Only false changed JAVA_OPTS:\n got %v\nwant %v", off, want)
+	}
+}
+
+func TestC1OnlyWithoutJavaOptsIsAnError(t *testing.T) {
+	for _, tc := range []struct{ name, values, want string }{
+		{"no JAVA_OPTS env", "brokerJvm: {c1Only: true}\nwarmup: {tables: [t]}\n", `no env JAVA_OPTS with a literal value to add "-XX:TieredStopAtLevel=1"`},
+		{"another variable named", "brokerJvm: {c1Only: true, javaOptsEnv: BROKER_OPTS}\nwarmup: {tables: [t]}\n", "no env BROKER_OPTS"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, stderr, code := runInject(t, []byte(brokerOnly(8099)), "--values", writeValues(t, tc.values))
+			if code == 0 || out != "" || !strings.Contains(stderr, tc.want) || !strings.Contains(stderr, "StatefulSet b") {
+				t.Errorf("exit %d, stdout %q, stderr %q; want a failure naming StatefulSet b and %q", code, out, stderr, tc.want)
+			}
+		})
+	}
+	// The same manifests pass with the lever off: nothing is asked of the broker's env.
+	if _, stderr, code := runInject(t, []byte(brokerOnly(8099)), "--values", writeValues(t, "warmup: {tables: [t]}\n")); code != 0 {
+		t.Errorf("c1Only off: exit %d: %s", code, stderr)
+	}
+}
+
+// The umbrella path appends the same flag, once, to its own broker JVM options.
+func TestUmbrellaC1OnlyMatchesInject(t *testing.T) {
+	for _, c1 := range []bool{false, true} {
+		values := umbrellaValues(t, "warmup: {controllerUrl: http://pinot-controller:9000}\n")
+		values["pinot-broker-warmup"].(map[string]any)["brokerJvm"] = map[string]any{"c1Only": c1}
+		rendered, defaults := renderUmbrella(t, values)
+		got := envOf(containerNamed(brokerStatefulSets(rendered)[0], "containers", "broker"))["JAVA_OPTS"]
+		base, _ := defaults["broker"].(map[string]any)["jvmOpts"].(string)
+		want := base
+		if c1 {
+			want += " " + c1Flag
+		}
+		if got != want {
+			t.Errorf("c1Only %v: umbrella broker JAVA_OPTS %q, want %q", c1, got, want)
+		}
+	}
+}

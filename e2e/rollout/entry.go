@@ -73,8 +73,7 @@ func overlaps(spans []busySpan, from, to time.Duration, except int) bool {
 }
 
 // entries measure every pod that entered the Service inside the rollout window.
-func entries(tr *coldstart.Trace, events []Event, b Bounds, steadyP99 float64) []Entry {
-	spans := busySpans(events, tr.Start, b.Rollout.End)
+func entries(tr *coldstart.Trace, events []Event, spans []busySpan, b Bounds, steadyP99 float64) []Entry {
 	var out []Entry
 	for _, e := range events {
 		at := e.At.Sub(tr.Start)
@@ -94,26 +93,16 @@ func entries(tr *coldstart.Trace, events []Event, b Bounds, steadyP99 float64) [
 
 // worstQuietP99 is worstP99 over the 10 s windows that meet no pod's start or warmup; ok is
 // false when there is none.
-func worstQuietP99(tr *coldstart.Trace, events []Event, w coldstart.Window) (p99 float64, at time.Duration, ok bool) {
-	const span = 10 * time.Second
-	spans := busySpans(events, tr.Start, w.End)
-	for t := w.Start; t+span <= w.End; t += time.Second {
-		if overlaps(spans, t, t+span, -1) {
-			continue
-		}
-		s := coldstart.Stats(tr, coldstart.Window{Start: t, End: t + span})
-		if !ok || s.P99Ms > p99 {
-			p99, at, ok = s.P99Ms, t, true
-		}
-	}
-	return p99, at, ok
+func worstQuietP99(tr *coldstart.Trace, spans []busySpan, w coldstart.Window) (p99 float64, at time.Duration, ok bool) {
+	return worstP99Where(tr, w, func(from, to time.Duration) bool { return overlaps(spans, from, to, -1) })
 }
 
 // splitByCause fills r's figures that keep a neighbour's start apart from the cold serve.
 func splitByCause(r *Result, tr *coldstart.Trace, events []Event, b Bounds) {
-	r.Entries = entries(tr, events, b, r.Steady.P99Ms)
+	spans := busySpans(events, tr.Start, b.Rollout.End)
+	r.Entries = entries(tr, events, spans, b, r.Steady.P99Ms)
 	r.QuietWorst10sP99Ms, r.QuietWorst10sRatio = 0, 0
-	if p99, _, ok := worstQuietP99(tr, events, b.Rollout); ok {
+	if p99, _, ok := worstQuietP99(tr, spans, b.Rollout); ok {
 		r.QuietWorst10sP99Ms = p99
 		if r.Steady.P99Ms > 0 {
 			r.QuietWorst10sRatio = p99 / r.Steady.P99Ms

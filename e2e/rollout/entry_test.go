@@ -65,7 +65,7 @@ func TestBusySpansAreEachPodsStartAndItsSidecarsProbes(t *testing.T) {
 
 func TestEntriesMeasureEachPodsFirstSecondsInService(t *testing.T) {
 	tr := causeTrace()
-	got := entries(tr, rolloutEvents, rolloutBounds, 5)
+	got := entries(tr, rolloutEvents, busySpans(rolloutEvents, t0, rolloutBounds.Rollout.End), rolloutBounds, 5)
 	want := []Entry{{Pod: 1, Queries: 100, P99Ms: 300, Ratio: 60}, {Pod: 0, Queries: 100, P99Ms: 5, Ratio: 1}}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("entries %+v, want %+v", got, want)
@@ -78,7 +78,7 @@ func TestEntriesMeasureEachPodsFirstSecondsInService(t *testing.T) {
 		}
 	}
 	slices.SortStableFunc(early, func(a, b Event) int { return a.At.Compare(b.At) })
-	if got := entries(tr, early, rolloutBounds, 5); len(got) != 2 || !got[0].Busy || got[1].Busy {
+	if got := entries(tr, early, busySpans(early, t0, rolloutBounds.Rollout.End), rolloutBounds, 5); len(got) != 2 || !got[0].Busy || got[1].Busy {
 		t.Errorf("entries %+v: want pod 1's busy (pod 0 created during it), pod 0's not", got)
 	}
 }
@@ -88,13 +88,13 @@ func TestQuietWindowsLeaveANeighboursStartOut(t *testing.T) {
 	if p99, _ := worstP99(tr, rolloutBounds.Rollout); p99 != 500 {
 		t.Fatalf("worst 10 s p99 %.0f, want the neighbour's 500 ms", p99)
 	}
-	p99, at, ok := worstQuietP99(tr, rolloutEvents, rolloutBounds.Rollout)
+	p99, at, ok := worstQuietP99(tr, busySpans(rolloutEvents, t0, rolloutBounds.Rollout.End), rolloutBounds.Rollout)
 	if !ok || p99 != 300 || at < 73*time.Second || at > 83*time.Second {
 		t.Errorf("quiet worst 10 s p99 %.0f ms at %s (ok %v), want 300 ms from a window holding [82 s, 84 s)", p99, at, ok)
 	}
 	// Busy the whole time: no quiet window.
 	all := []Event{ev(0, 1, KindCreated)}
-	if _, _, ok := worstQuietP99(tr, all, rolloutBounds.Rollout); ok {
+	if _, _, ok := worstQuietP99(tr, busySpans(all, t0, rolloutBounds.Rollout.End), rolloutBounds.Rollout); ok {
 		t.Error("a rollout with a pod starting throughout has no quiet window")
 	}
 }

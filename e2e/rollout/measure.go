@@ -157,13 +157,23 @@ func perSecond(tr *coldstart.Trace, end time.Duration) []Second {
 // worstP99 is the highest p99 of any 10-second window starting on a whole second of w, and
 // where it starts.
 func worstP99(tr *coldstart.Trace, w coldstart.Window) (p99 float64, at time.Duration) {
+	p99, at, _ = worstP99Where(tr, w, nil)
+	return p99, at
+}
+
+// worstP99Where is worstP99 over the windows skip leaves in (nil: all); ok is false when it
+// leaves none.
+func worstP99Where(tr *coldstart.Trace, w coldstart.Window, skip func(from, to time.Duration) bool) (p99 float64, at time.Duration, ok bool) {
 	const span = 10 * time.Second
 	for t := w.Start; t+span <= w.End; t += time.Second {
-		if s := coldstart.Stats(tr, coldstart.Window{Start: t, End: t + span}); s.P99Ms > p99 {
-			p99, at = s.P99Ms, t
+		if skip != nil && skip(t, t+span) {
+			continue
+		}
+		if s := coldstart.Stats(tr, coldstart.Window{Start: t, End: t + span}); !ok || s.P99Ms > p99 {
+			p99, at, ok = s.P99Ms, t, true
 		}
 	}
-	return p99, at
+	return p99, at, ok
 }
 
 // podTimes are each re-created pod's transitions in the rollout window.

@@ -15,6 +15,7 @@ import (
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/pinot"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/judge"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/plan"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/selector"
 )
 
@@ -102,7 +103,7 @@ func goldenRun(t *testing.T, feed func(prober.Observer)) (logs, status, metrics 
 var (
 	goldenSSE = `SELECT "a" FROM "orders_OFFLINE" WHERE "b" = 1`
 	goldenMSE = `SET useMultistageEngine=true; SELECT "a" FROM "orders_OFFLINE" WHERE "b" = 1`
-	goldenL1  = prober.DefaultProbe("orders_REALTIME")
+	goldenL1  = plan.DefaultProbe("orders_REALTIME")
 	goldenErr = errors.New("reading JVM metrics from http://127.0.0.1:8008/metrics: HTTP 404")
 )
 

@@ -10,6 +10,7 @@ import (
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/pinot"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/judge"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/plan"
 )
 
 // logObserver writes a run's notable events: the plan, coverage gaps, dropped
@@ -57,7 +58,7 @@ func (o *logObserver) planned(p prober.Plan) {
 		o.log.Info("plan", "mode", "custom queries", "queries", p.Queries)
 		return
 	}
-	o.log.Info("plan", "mode", "default probe", "tables", prober.TableNames(p.Tables), "queries", len(p.Queries),
+	o.log.Info("plan", "mode", "default probe", "tables", plan.TableNames(p.Tables), "queries", len(p.Queries),
 		"shapes", p.ShapeNames(), "servers", len(p.Coverage.Universe), "uncovered", len(p.Coverage.Uncovered))
 	o.log.Debug("plan queries", "queries", p.Queries)
 	for _, leg := range slices.Sorted(maps.Keys(p.Fallbacks)) {
@@ -69,7 +70,7 @@ func (o *logObserver) planned(p prober.Plan) {
 	}
 	if len(p.Capped) > 0 {
 		o.log.Warn("WARMUP_TABLES lists more routable tables than WARMUP_MAX_TABLES: probing the first ones",
-			"probed", prober.TableNames(p.Tables), "left_out", p.Capped)
+			"probed", plan.TableNames(p.Tables), "left_out", p.Capped)
 	}
 	for _, t := range p.Dropped {
 		o.log.Warn("WARMUP_TABLES names a table this broker cannot route: dropped", "table", t)

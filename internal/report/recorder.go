@@ -3,6 +3,7 @@ package report
 import (
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/pinot"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/plan"
 	"maps"
 	"slices"
 )
@@ -52,7 +53,7 @@ func (r Recorder) planned(p prober.Plan) {
 	}
 	r.planShapes(p.ShapeNames(), p.MultiStageShapes())
 	r.Board.Update(func(s *Status) {
-		s.Tables = prober.TableNames(p.Tables)
+		s.Tables = plan.TableNames(p.Tables)
 		s.Queries = slices.Clone(p.Queries)
 		s.DroppedTables = slices.Clone(p.Dropped)
 		engine := p.Engine

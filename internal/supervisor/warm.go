@@ -41,8 +41,8 @@ func (s *Supervisor) warmOnce(ctx context.Context, lt *lifetime) runEnd {
 	settings.RunID = strconv.FormatInt(start.UnixMilli(), 36)
 	quotas, _ := s.Broker.(prober.QuotaSource) // *pinot.Client: pace probes under table quotas
 	p := &prober.Prober{
-		Broker:   s.Broker,
-		Planner:  prober.Planner{Catalog: s.Broker, Settings: settings},
+		Broker:  s.Broker,
+		Catalog: s.Broker, Settings: settings,
 		Observer: prober.Observers{report.Recorder{M: s.Metrics, Board: s.Board}, report.NewLogObserver(s.Log)},
 		Quotas:   quotas,
 		Compile:  s.Compile,

@@ -42,8 +42,8 @@ func BenchmarkProbeLoop(b *testing.B) {
 	for _, conc := range []int{1, 8} {
 		b.Run(fmt.Sprintf("concurrency=%d", conc), func(b *testing.B) {
 			p := &Prober{
-				Broker:   client,
-				Planner:  Planner{Catalog: client, Settings: Settings{MinIterations: b.N, MaxTables: 5, Concurrency: conc, ProbeTimeout: 5 * time.Second, Tables: []string{"orders", "clicks"}}},
+				Broker:  client,
+				Catalog: client, Settings: Settings{MinIterations: b.N, MaxTables: 5, Concurrency: conc, ProbeTimeout: 5 * time.Second, Tables: []string{"orders", "clicks"}},
 				Observer: nobody,
 			}
 			b.ReportAllocs()

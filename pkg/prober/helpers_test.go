@@ -108,5 +108,5 @@ func cluster(t *testing.T, s Settings) (*Prober, *fakepinot.Broker, *fakepinot.C
 	}
 	cl := pinot.New(pinot.Options{BrokerURL: b.URL(), ControllerURL: c.URL()})
 	rec := &recorder{}
-	return &Prober{Broker: cl, Planner: Planner{Catalog: cl, Settings: s}, Observer: rec}, b, c, rec
+	return &Prober{Broker: cl, Catalog: cl, Settings: s, Observer: rec}, b, c, rec
 }

@@ -10,17 +10,21 @@ import (
 
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/backoff"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/judge"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/plan"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/selector"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/sqltext"
 )
 
 // Prober runs warmups. Every dependency is injected; Broker is required, and
-// Planner.Catalog is unless Settings.Queries are given.
+// Catalog is unless Settings.Queries are given.
 type Prober struct {
 	// Broker runs the probes.
 	Broker Broker
-	// Planner chooses what to probe; its Settings are the run's.
-	Planner Planner
+	// Catalog lists tables and routing for the plan (pkg/prober/plan); needed
+	// for the default probe only.
+	Catalog Catalog
+	// Settings are the run's.
+	Settings Settings
 	// Observer hears the run's events; nil: nobody listens.
 	Observer Observer
 	// Quotas, if set, is asked each probed table's query quota once the plan is
@@ -55,13 +59,13 @@ func (p *Prober) Run(ctx context.Context, deadline time.Time) (rep Report) {
 	if pd.Observer == nil {
 		pd.Observer = Observers{}
 	}
-	pd.Planner.Settings = pd.Planner.Settings.withDefaults()
+	pd.Settings = pd.Settings.withDefaults()
 	now := pd.Now
 	start := now()
 	ctx, cancel := context.WithDeadline(ctx, deadline)
 	defer cancel()
-	s := pd.Planner.Settings
-	r := &run{p: &pd, s: s, deadline: deadline, now: now, j: judge.New(judge.Rules{
+	s := pd.Settings
+	r := &run{p: &pd, s: s, planner: plan.Planner{Catalog: pd.Catalog, Settings: s.Plan()}, deadline: deadline, now: now, j: judge.New(judge.Rules{
 		Floor: s.MinIterations, Exit: s.Exit, Converge: s.Converge, JIT: s.JIT, Budget: deadline.Sub(start)})}
 	defer func() {
 		if v := recover(); v != nil {
@@ -78,6 +82,7 @@ func (p *Prober) Run(ctx context.Context, deadline time.Time) (rep Report) {
 type run struct {
 	p        *Prober
 	s        Settings
+	planner  plan.Planner // its Engine is set while the engine is not known
 	deadline time.Time
 	now      func() time.Time
 	pace     *pacer // nil until the plan is known
@@ -102,7 +107,7 @@ func (r *run) do(ctx context.Context) Report {
 	// side: each waits on the broker or the controller, not on the others.
 	found := r.findEngine(ctx)
 	if r.mayProbeMultiStage() {
-		r.p.Planner.Engine = Engine{MultiStage: true, Found: engineUnknown}
+		r.planner.Engine = Engine{MultiStage: true, Found: engineUnknown}
 	}
 	var wg sync.WaitGroup
 	wg.Add(1)
@@ -111,7 +116,7 @@ func (r *run) do(ctx context.Context) Report {
 		defer r.catch()
 		r.noScatter(ctx)
 	}()
-	plan, err := r.plan(ctx)
+	pl, err := r.plan(ctx)
 	wg.Wait()
 	r.rethrow()
 	if err != nil {
@@ -123,55 +128,55 @@ func (r *run) do(ctx context.Context) Report {
 		default:
 		}
 	}
-	if errors.Is(err, ErrNoCatalog) {
+	if errors.Is(err, plan.ErrNoCatalog) {
 		return Report{Outcome: OutcomeFailed, Err: err}
 	}
 	if err != nil {
-		return Report{Outcome: OutcomeBudgetExpired, Err: err, Plan: plan}
+		return Report{Outcome: OutcomeBudgetExpired, Err: err, Plan: pl}
 	}
 	// The single-stage probes need not wait for a cold multi-stage engine when
 	// it has workers of its own (schedule_lanes.go); otherwise the plan waits for it.
 	// r.mse is found once, on the plan as made: a broker without the engine
 	// only removes queries from it.
-	r.mse = multiStageQueries(plan.Queries)
+	r.mse = plan.MultiStageQueries(pl.Queries)
 	var pending <-chan Engine
 	select {
 	case e := <-found:
-		plan = r.knowEngine(plan, e)
+		pl = r.knowEngine(pl, e)
 	default:
-		if plan.Custom || !splitsEngines(multiStageCount(plan.Queries), len(plan.Queries), r.s.Concurrency) {
-			plan = r.knowEngine(plan, awaitEngine(ctx, found))
+		if pl.Custom || !splitsEngines(multiStageCount(pl.Queries), len(pl.Queries), r.s.Concurrency) {
+			pl = r.knowEngine(pl, awaitEngine(ctx, found))
 		} else {
 			pending = found
 		}
 	}
-	r.p.Observer.Observe(Event{Kind: KindPlanned, Plan: plan})
-	r.shapeOf, r.shapes = plan.shapeIndex()
-	if !plan.Custom {
-		r.fallback = selector.Legs(plan.Tables)
+	r.p.Observer.Observe(Event{Kind: KindPlanned, Plan: pl})
+	r.shapeOf, r.shapes = pl.ShapeIndex()
+	if !pl.Custom {
+		r.fallback = selector.Legs(pl.Tables)
 		for _, leg := range r.fallback {
-			if q := DefaultProbe(leg); r.shapeOf[q] == "" {
+			if q := plan.DefaultProbe(leg); r.shapeOf[q] == "" {
 				r.shapeOf[q] = ShapeLimit1 // known before the workers share the map
 			}
 		}
 	}
-	r.tellFloors(r.j.Planned(r.mse, plan.Queries))
+	r.tellFloors(r.j.Planned(r.mse, pl.Queries))
 	r.j.Track(r.shapes)
-	for _, q := range plan.Queries {
+	for _, q := range pl.Queries {
 		r.j.Add(r.shapeOf[q], legOf(q), q) // each table leg's query judged on its own
 	}
-	r.j.Pool(plan.MultiStageShapes()) // one engine's evidence (judge/converge_pool.go)
-	r.pace = r.pacing(ctx, plan)
-	if plan.Custom {
-		return r.custom(ctx, plan)
+	r.j.Pool(pl.MultiStageShapes()) // one engine's evidence (judge/converge_pool.go)
+	r.pace = r.pacing(ctx, pl)
+	if pl.Custom {
+		return r.custom(ctx, pl)
 	}
-	return r.defaults(ctx, plan, pending)
+	return r.defaults(ctx, pl, pending)
 }
 
 // knowEngine reports the engine and fits the plan to it.
-func (r *run) knowEngine(plan Plan, e Engine) Plan {
+func (r *run) knowEngine(pl Plan, e Engine) Plan {
 	r.engineFound(e)
-	return plan.withEngine(e)
+	return pl.WithEngine(e)
 }
 
 // plan retries with backoff until a plan exists or the deadline passes.
@@ -181,30 +186,30 @@ func (r *run) plan(ctx context.Context) (Plan, error) {
 	// answered 503" says more than "context deadline exceeded".
 	var cause error
 	for {
-		plan, err := r.p.Planner.Plan(ctx)
-		if err == nil || errors.Is(err, ErrNoCatalog) {
-			return plan, err
+		pl, err := r.planner.Plan(ctx)
+		if err == nil || errors.Is(err, plan.ErrNoCatalog) {
+			return pl, err
 		}
 		if ctx.Err() == nil || cause == nil {
 			cause = err
 		}
 		if ctx.Err() != nil {
-			return plan, fmt.Errorf("budget ran out before a plan could be made: %w", cause)
+			return pl, fmt.Errorf("budget ran out before a pl could be made: %w", cause)
 		}
 		r.p.Observer.Observe(Event{Kind: KindPlanRetry, Err: err})
 		if !b.Sleep(ctx) {
-			return plan, fmt.Errorf("budget ran out before a plan could be made: %w", cause)
+			return pl, fmt.Errorf("budget ran out before a pl could be made: %w", cause)
 		}
 	}
 }
 
 // check ends the run on the judge's verdict, or the deadline.
-func (r *run) check(ctx context.Context, plan Plan) (Report, bool) {
+func (r *run) check(ctx context.Context, pl Plan) (Report, bool) {
 	if r.j.Warm() {
-		return Report{Outcome: OutcomeWarm, Plan: plan, Reason: r.j.Reason(true)}, true
+		return Report{Outcome: OutcomeWarm, Plan: pl, Reason: r.j.Reason(true)}, true
 	}
 	if ctx.Err() != nil || !r.now().Before(r.deadline) {
-		return Report{Outcome: OutcomeBudgetExpired, Plan: plan, Reason: r.j.Reason(false)}, true
+		return Report{Outcome: OutcomeBudgetExpired, Plan: pl, Reason: r.j.Reason(false)}, true
 	}
 	return Report{}, false
 }

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/judge"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/plan"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/sqltext"
 )
 
@@ -26,7 +26,7 @@ func (r *run) findEngine(ctx context.Context) <-chan Engine {
 				e.Found = fmt.Sprintf("finding the multi-stage engine panicked: %v", v)
 			}
 		}()
-		e = FindEngine(dctx, r.p.Broker, r.s)
+		e = plan.FindEngine(dctx, r.p.Broker, r.s.Plan())
 	}()
 	return out
 }
@@ -34,8 +34,7 @@ func (r *run) findEngine(ctx context.Context) <-chan Engine {
 // mayProbeMultiStage: the run may send multi-stage probes of its own, so the
 // plan is made with them until the engine is known.
 func (r *run) mayProbeMultiStage() bool {
-	floorless := r.s.MinIterations == 0 && r.s.Exit != judge.ExitConverged
-	return r.s.MultiStage != EngineOff && len(r.s.Queries) == 0 && !floorless
+	return r.s.MultiStage != EngineOff && len(r.s.Queries) == 0 && !r.s.Plan().NothingToWarm
 }
 
 // engineUnknown is the plan's engine while the detection probe has no answer.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/warmup-sidecar/warmup-sidecar/internal/fakepinot"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/pinot"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/plan"
 )
 
 func TestRunReachesFloorOverCoverTables(t *testing.T) {
@@ -268,7 +269,7 @@ func TestRunFloorZeroIsWarmAtOnce(t *testing.T) {
 func TestExplicitTablesAreCutAtMaxTablesInOrder(t *testing.T) {
 	p, _, _, _ := cluster(t, Settings{MinIterations: 2, MaxTables: 1, Tables: []string{"orders", "clicks"}})
 	rep := p.Run(context.Background(), time.Now().Add(5*time.Second))
-	if got := TableNames(rep.Plan.Tables); len(got) != 1 || got[0] != "orders" {
+	if got := plan.TableNames(rep.Plan.Tables); len(got) != 1 || got[0] != "orders" {
 		t.Fatalf("tables = %v, want [orders]", got)
 	}
 	if len(rep.Plan.Capped) != 1 || rep.Plan.Capped[0] != "clicks" {
@@ -281,7 +282,7 @@ func TestExplicitTablesAreCutAtMaxTablesInOrder(t *testing.T) {
 }
 
 func TestPlanSurvivesAPanickingRoutingLookup(t *testing.T) {
-	pl := Planner{Catalog: panickyCatalog{}, Settings: Settings{MaxTables: 5}}
+	pl := plan.Planner{Catalog: panickyCatalog{}, Settings: plan.Settings{MaxTables: 5}}
 	_, err := pl.Plan(context.Background())
 	if err == nil || !strings.Contains(err.Error(), "panicked") {
 		t.Fatalf("err = %v, want the panic as an error", err)

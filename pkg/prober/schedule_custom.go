@@ -12,12 +12,12 @@ import (
 // ErrAllProbesDropped ends a run whose every generated probe was rejected.
 var ErrAllProbesDropped = errors.New("the broker rejected every probe as one it cannot compile")
 
-func (r *run) custom(ctx context.Context, plan Plan) Report {
-	live := append([]string(nil), plan.Queries...)
+func (r *run) custom(ctx context.Context, pl Plan) Report {
+	live := append([]string(nil), pl.Queries...)
 	answered := map[string]bool{}
 	b := backoff.Doubling{Min: 20 * time.Millisecond, Max: time.Second}
 	for {
-		if rep, done := r.check(ctx, plan); done {
+		if rep, done := r.check(ctx, pl); done {
 			return rep
 		}
 		batch := make([]string, 0, len(live)*r.s.Concurrency)
@@ -37,7 +37,7 @@ func (r *run) custom(ctx context.Context, plan Plan) Report {
 			r.live(live)
 		}
 		if len(live) == 0 {
-			return Report{Outcome: OutcomeFailed, Err: ErrAllQueriesDropped, Plan: plan}
+			return Report{Outcome: OutcomeFailed, Err: ErrAllQueriesDropped, Plan: pl}
 		}
 		r.settle(ctx, res, &b)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/backoff"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/pinot"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/plan"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/selector"
 )
 
@@ -221,14 +222,14 @@ func (r *run) fallBack(ls *laneSet) {
 	if len(r.fallback) == 0 || ls.fellBack != nil {
 		return
 	}
-	plan := ls.plan
-	plan.Queries, plan.Shapes = nil, nil
-	plan.Fallbacks = map[string]string{}
+	pl := ls.plan
+	pl.Queries, pl.Shapes = nil, nil
+	pl.Fallbacks = map[string]string{}
 	l := ls.lanes[0]
 	for _, leg := range r.fallback {
-		q := DefaultProbe(leg)
-		plan.Add(ShapeLimit1, q)
-		plan.Fallbacks[leg] = fallbackWhy
+		q := plan.DefaultProbe(leg)
+		pl.Add(ShapeLimit1, q)
+		pl.Fallbacks[leg] = fallbackWhy
 		l.live = append(l.live, q)
 		r.j.Add(ShapeLimit1, leg, q)
 	}
@@ -236,8 +237,8 @@ func (r *run) fallBack(ls *laneSet) {
 	if !slices.Contains(l.shapes, ShapeLimit1) {
 		l.shapes = append(l.shapes, ShapeLimit1)
 	}
-	ls.fellBack = &plan
-	r.p.Observer.Observe(Event{Kind: KindPlanned, Plan: plan})
+	ls.fellBack = &pl
+	r.p.Observer.Observe(Event{Kind: KindPlanned, Plan: pl})
 }
 
 // empty reports whether every lane's queries were dropped. Under ls.mu; on the
@@ -263,9 +264,9 @@ func indexOf(ss []string, s string) int {
 // defaults runs the default probe's workers until the run has an outcome. With
 // pending set, the engine is not known yet: the multi-stage lane stays closed
 // (its workers help the single-stage one) until it is.
-func (r *run) defaults(ctx context.Context, plan Plan, pending <-chan Engine) Report {
-	ls, assign := newLanes(plan.Queries, r.mse, r.s.Concurrency)
-	ls.plan = plan
+func (r *run) defaults(ctx context.Context, pl Plan, pending <-chan Engine) Report {
+	ls, assign := newLanes(pl.Queries, r.mse, r.s.Concurrency)
+	ls.plan = pl
 	for _, l := range ls.lanes {
 		l.shapes = r.shapesOf(l.live)
 	}
@@ -293,7 +294,7 @@ func (r *run) defaults(ctx context.Context, plan Plan, pending <-chan Engine) Re
 			}
 		})
 	}
-	final := &plan
+	final := &pl
 	engineDone := make(chan struct{})
 	stop := make(chan struct{})
 	if pending != nil {
@@ -301,7 +302,7 @@ func (r *run) defaults(ctx context.Context, plan Plan, pending <-chan Engine) Re
 		go func() {
 			defer close(engineDone)
 			defer r.catch()
-			final = r.openEngine(ctx, ls, plan, pending, stop)
+			final = r.openEngine(ctx, ls, pl, pending, stop)
 		}()
 	} else {
 		close(engineDone)
@@ -315,7 +316,7 @@ func (r *run) defaults(ctx context.Context, plan Plan, pending <-chan Engine) Re
 		go func() {
 			defer wg.Done()
 			defer r.catch()
-			r.work(ctx, plan, ls, at, &over, finish)
+			r.work(ctx, pl, ls, at, &over, finish)
 		}()
 	}
 	wg.Wait()
@@ -334,17 +335,17 @@ func (r *run) defaults(ctx context.Context, plan Plan, pending <-chan Engine) Re
 // lane, or, when the broker has no such engine, drops the lane's queries (not
 // reported as dropped: they were never sent) and reports the plan without them.
 // It returns the run's final plan.
-func (r *run) openEngine(ctx context.Context, ls *laneSet, plan Plan, pending <-chan Engine, stop <-chan struct{}) *Plan {
+func (r *run) openEngine(ctx context.Context, ls *laneSet, pl Plan, pending <-chan Engine, stop <-chan struct{}) *Plan {
 	var e Engine
 	select {
 	case e = <-pending:
 	case <-ctx.Done():
-		return &plan
+		return &pl
 	case <-stop:
-		return &plan
+		return &pl
 	}
 	r.engineFound(e)
-	final := plan.withEngine(e)
+	final := pl.WithEngine(e)
 	ls.mu.Lock()
 	ms := ls.lanes[multiStageLane]
 	ms.closed = false
@@ -360,16 +361,16 @@ func (r *run) openEngine(ctx context.Context, ls *laneSet, plan Plan, pending <-
 }
 
 // work is one worker's loop.
-func (r *run) work(ctx context.Context, plan Plan, ls *laneSet, at seat, over *atomic.Bool, finish func(Report)) {
+func (r *run) work(ctx context.Context, pl Plan, ls *laneSet, at seat, over *atomic.Bool, finish func(Report)) {
 	for !over.Load() {
-		if rep, done := r.check(ctx, plan); done {
+		if rep, done := r.check(ctx, pl); done {
 			finish(rep)
 			return
 		}
 		sql, l, ok := r.next(ctx, ls, at)
 		if !ok {
 			if ls.emptyLocked() {
-				finish(Report{Outcome: OutcomeFailed, Err: ErrAllProbesDropped, Plan: plan})
+				finish(Report{Outcome: OutcomeFailed, Err: ErrAllProbesDropped, Plan: pl})
 				return
 			}
 			continue // ctx ended: check() reports it
@@ -382,7 +383,7 @@ func (r *run) work(ctx context.Context, plan Plan, ls *laneSet, at seat, over *a
 		res, took := r.send(ctx, StepProbe, sql)
 		left, dropped := r.answered(ls, sql, res)
 		if !left {
-			finish(Report{Outcome: OutcomeFailed, Err: ErrAllProbesDropped, Plan: plan})
+			finish(Report{Outcome: OutcomeFailed, Err: ErrAllProbesDropped, Plan: pl})
 			return
 		}
 		switch {

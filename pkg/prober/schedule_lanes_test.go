@@ -9,6 +9,7 @@ import (
 
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/pinot"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/judge"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/plan"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/sqltext"
 )
 
@@ -16,7 +17,7 @@ func TestLanesSplitWorkersByEngineShare(t *testing.T) {
 	sse := []string{"SELECT 1 FROM a", "SELECT 2 FROM a", "SELECT 3 FROM a"}
 	mse := []string{sqltext.WithMultiStage("SELECT 4 FROM a")}
 	all := append(slices.Clone(sse), mse...)
-	isMSE := multiStageQueries(all)
+	isMSE := plan.MultiStageQueries(all)
 	for _, c := range []struct {
 		name    string
 		queries []string
@@ -56,7 +57,7 @@ func TestLanesSplitWorkersByEngineShare(t *testing.T) {
 func TestSlowMultiStageEngineDoesNotStarveSingleStage(t *testing.T) {
 	b := &engineBroker{mseServed: true, mseDelay: 300 * time.Millisecond}
 	s := Settings{MinIterations: 1_000_000, Concurrency: 4, ProbeTimeout: 2 * time.Second, MultiStage: EngineOn, NoScatterProbes: -1}
-	p := &Prober{Broker: b, Planner: Planner{Catalog: schemaCatalog{}, Settings: s}, Observer: &recorder{}}
+	p := &Prober{Broker: b, Catalog: schemaCatalog{}, Settings: s, Observer: &recorder{}}
 	rep := p.Run(context.Background(), time.Now().Add(1500*time.Millisecond))
 	if rep.Outcome != OutcomeBudgetExpired {
 		t.Fatalf("outcome %s, want budget_expired (the floor is out of reach)", rep.Outcome)
@@ -78,7 +79,7 @@ func TestRefusingBrokerIsPausedNotHammered(t *testing.T) {
 		return pinot.Result{Class: pinot.Transient, HTTPStatus: 503, Message: "down"}
 	})
 	s := Settings{MinIterations: 10, Concurrency: 16, ProbeTimeout: time.Second, Queries: nil, Tables: []string{"orders"}, NoScatterProbes: -1}
-	p := &Prober{Broker: b, Planner: Planner{Catalog: schemaCatalog{}, Settings: s}, Observer: &recorder{}}
+	p := &Prober{Broker: b, Catalog: schemaCatalog{}, Settings: s, Observer: &recorder{}}
 	rep := p.Run(context.Background(), time.Now().Add(time.Second))
 	if rep.Outcome != OutcomeBudgetExpired {
 		t.Fatalf("outcome %s", rep.Outcome)
@@ -105,7 +106,7 @@ func (f brokerFunc) Query(ctx context.Context, q pinot.Query) pinot.Result { ret
 func TestRefusingEnginePausesItsLaneOnly(t *testing.T) {
 	b := &engineBroker{mseServed: true, mseFails: true}
 	s := Settings{MinIterations: 1_000_000, Concurrency: 4, ProbeTimeout: time.Second, MultiStage: EngineOn, NoScatterProbes: -1, Exit: judge.ExitFloor}
-	p := &Prober{Broker: b, Planner: Planner{Catalog: schemaCatalog{}, Settings: s}, Observer: &recorder{}}
+	p := &Prober{Broker: b, Catalog: schemaCatalog{}, Settings: s, Observer: &recorder{}}
 	rep := p.Run(context.Background(), time.Now().Add(time.Second))
 	if rep.Outcome != OutcomeBudgetExpired {
 		t.Fatalf("outcome %s", rep.Outcome)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/pinot"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/judge"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/plan"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/sqltext"
 )
 
@@ -78,11 +79,11 @@ func TestWarmEngineLendsItsWorkersToTheColdOne(t *testing.T) {
 			s := Settings{MinIterations: floor, Concurrency: workers, ProbeTimeout: time.Second, MultiStage: EngineOn,
 				NoScatterProbes: -1, Exit: c.exit, Converge: c.rule}
 			rec := &recorder{}
-			p := &Prober{Broker: b, Planner: Planner{Catalog: schemaCatalog{}, Settings: s}, Observer: Observers{rec}}
+			p := &Prober{Broker: b, Catalog: schemaCatalog{}, Settings: s, Observer: Observers{rec}}
 			rep := p.Run(context.Background(), time.Now().Add(2*time.Second))
 
 			qs := rep.Plan.Queries
-			mse := multiStageQueries(qs)
+			mse := plan.MultiStageQueries(qs)
 			_, assign := newLanes(qs, mse, workers)
 			own := 0 // the multi-stage lane's own workers
 			for _, l := range assign {

@@ -52,11 +52,11 @@ func newPacer(now func() time.Time, tables map[string][]string) *pacer {
 // pacing looks up the quota of every table the plan probes and builds the run's
 // pacer. Tables without a known quota (no quota source, a broker before 1.3, a
 // failed lookup) start unpaced; their first 429 teaches the pacer (schedule_pace_learn.go).
-func (r *run) pacing(ctx context.Context, plan Plan) *pacer {
+func (r *run) pacing(ctx context.Context, pl Plan) *pacer {
 	// sql → typed tables it names: a default probe names its leg, a custom query
 	// whatever follows its FROM and JOINs.
 	tablesOf := map[string][]string{}
-	for _, q := range plan.Queries {
+	for _, q := range pl.Queries {
 		tablesOf[q] = TypedCandidates(sqltext.Tables(q))
 	}
 	var names []string
@@ -82,13 +82,17 @@ func (r *run) pacing(ctx context.Context, plan Plan) *pacer {
 	return p
 }
 
+// quotaLookups caps concurrent quota calls: a cluster can have hundreds of
+// tables and the controller is asked while the broker is just starting.
+const quotaLookups = 8
+
 func (r *run) lookupQuotas(ctx context.Context, names []string) map[string]float64 {
 	lctx, cancel := context.WithTimeout(ctx, quotaLookupTimeout)
 	defer cancel()
 	var mu sync.Mutex
 	out := map[string]float64{}
 	g := errgroup.Group{}
-	g.SetLimit(routingLookups)
+	g.SetLimit(quotaLookups)
 	for _, t := range names {
 		g.Go(func() error {
 			qps, ok, err := r.p.Quotas.QueryQuota(lctx, t)

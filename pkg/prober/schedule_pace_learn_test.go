@@ -42,8 +42,8 @@ func TestQuotaRefusalsAreFewWithoutAQuotaEndpoint(t *testing.T) {
 	srv := httptest.NewServer(mux)
 	defer srv.Close()
 	cl := pinot.New(pinot.Options{BrokerURL: srv.URL})
-	p := &Prober{Broker: cl, Planner: Planner{Catalog: cl, Settings: Settings{
-		MinIterations: 80, MaxTables: 5, Concurrency: 16, ProbeTimeout: time.Second, Tables: []string{"orders"}}},
+	p := &Prober{Broker: cl, Catalog: cl, Settings: Settings{
+		MinIterations: 80, MaxTables: 5, Concurrency: 16, ProbeTimeout: time.Second, Tables: []string{"orders"}},
 		Observer: nobody}
 	rep := p.Run(context.Background(), time.Now().Add(10*time.Second))
 	t.Logf("%d ok, %d refused in %s", rep.Succeeded, rep.Failed, rep.Duration)

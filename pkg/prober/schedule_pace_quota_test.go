@@ -181,7 +181,7 @@ func quotaProber(t *testing.T, b *quotaBroker, s Settings, paced bool) *Prober {
 	if s.ProbeTimeout == 0 {
 		s.ProbeTimeout = time.Second
 	}
-	p := &Prober{Broker: cl, Planner: Planner{Catalog: cl, Settings: s}, Observer: &recorder{}}
+	p := &Prober{Broker: cl, Catalog: cl, Settings: s, Observer: &recorder{}}
 	if paced {
 		p.Quotas = cl
 	}
@@ -313,7 +313,7 @@ func TestPacingIgnoresQuotaLookupFailures(t *testing.T) {
 	t.Cleanup(hc.CloseIdleConnections)
 	cl := pinot.New(pinot.Options{BrokerURL: srv.URL, HTTPClient: hc})
 	p := &Prober{Broker: cl, Quotas: cl, Observer: &recorder{},
-		Planner: Planner{Catalog: cl, Settings: Settings{MinIterations: 200, Concurrency: 2, MaxTables: 5, ProbeTimeout: time.Second, Tables: []string{"t"}}}}
+		Catalog: cl, Settings: Settings{MinIterations: 200, Concurrency: 2, MaxTables: 5, ProbeTimeout: time.Second, Tables: []string{"t"}}}
 	rep := p.Run(context.Background(), time.Now().Add(3*time.Second))
 	if rep.Outcome != OutcomeWarm || hits.Load() != 1 {
 		t.Fatalf("outcome %s, quota asks %d; want warm, unpaced, one ask", rep.Outcome, hits.Load())

@@ -5,15 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"github.com/warmup-sidecar/warmup-sidecar/internal/report"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/gatehttp"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/event"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/judge"
+	"golang.org/x/sync/errgroup"
 	"log/slog"
 	"strconv"
 	"time"
-
-	"golang.org/x/sync/errgroup"
-
-	"github.com/warmup-sidecar/warmup-sidecar/pkg/gatehttp"
-	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober"
-	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/judge"
 )
 
 var errBrokerGone = errors.New("broker went away during warmup")
@@ -43,7 +42,7 @@ func (s *Supervisor) warmOnce(ctx context.Context, lt *lifetime) runEnd {
 	p := &prober.Prober{
 		Broker:  s.Broker,
 		Catalog: s.Broker, Settings: settings,
-		Observer: prober.Observers{report.Recorder{M: s.Metrics, Board: s.Board}, report.NewLogObserver(s.Log)},
+		Observer: event.Observers{report.Recorder{M: s.Metrics, Board: s.Board}, report.NewLogObserver(s.Log)},
 		Quotas:   quotas,
 		Compile:  s.Compile,
 		Now:      s.Now,

@@ -13,12 +13,13 @@ import (
 
 	"github.com/warmup-sidecar/warmup-sidecar/internal/fakepinot"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/pinot"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/event"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/selector"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/sqltext"
 )
 
 // nobody hears a run's events.
-var nobody = ObserverFunc(func(Event) {})
+var nobody = event.ObserverFunc(func(event.Event) {})
 
 // BenchmarkProbeLoop measures the sidecar's own cost per probe: a full run with
 // floor b.N against a loopback broker that answers a canned Pinot success at once

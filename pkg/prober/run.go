@@ -9,10 +9,10 @@ import (
 	"time"
 
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/backoff"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/event"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/judge"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/plan"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/selector"
-	"github.com/warmup-sidecar/warmup-sidecar/pkg/sqltext"
 )
 
 // Prober runs warmups. Every dependency is injected; Broker is required, and
@@ -26,7 +26,7 @@ type Prober struct {
 	// Settings are the run's.
 	Settings Settings
 	// Observer hears the run's events; nil: nobody listens.
-	Observer Observer
+	Observer event.Observer
 	// Quotas, if set, is asked each probed table's query quota once the plan is
 	// known, and probes are paced under it; nil: no pacing.
 	Quotas QuotaSource
@@ -57,7 +57,7 @@ func (p *Prober) Run(ctx context.Context, deadline time.Time) (rep Report) {
 		pd.Now = time.Now
 	}
 	if pd.Observer == nil {
-		pd.Observer = Observers{}
+		pd.Observer = event.Observers{}
 	}
 	pd.Settings = pd.Settings.withDefaults()
 	now := pd.Now
@@ -150,7 +150,7 @@ func (r *run) do(ctx context.Context) Report {
 			pending = found
 		}
 	}
-	r.p.Observer.Observe(Event{Kind: KindPlanned, Plan: pl})
+	r.replan(pl)
 	r.shapeOf, r.shapes = pl.ShapeIndex()
 	if !pl.Custom {
 		r.fallback = selector.Legs(pl.Tables)
@@ -160,12 +160,7 @@ func (r *run) do(ctx context.Context) Report {
 			}
 		}
 	}
-	r.tellFloors(r.j.Planned(r.mse, pl.Queries))
-	r.j.Track(r.shapes)
-	for _, q := range pl.Queries {
-		r.j.Add(r.shapeOf[q], legOf(q), q) // each table leg's query judged on its own
-	}
-	r.j.Pool(pl.MultiStageShapes()) // one engine's evidence (judge/converge_pool.go)
+	r.tellFloors()
 	r.pace = r.pacing(ctx, pl)
 	if pl.Custom {
 		return r.custom(ctx, pl)
@@ -196,7 +191,7 @@ func (r *run) plan(ctx context.Context) (Plan, error) {
 		if ctx.Err() != nil {
 			return pl, fmt.Errorf("budget ran out before a pl could be made: %w", cause)
 		}
-		r.p.Observer.Observe(Event{Kind: KindPlanRetry, Err: err})
+		r.p.Observer.Observe(event.Event{Kind: event.KindPlanRetry, Err: err})
 		if !b.Sleep(ctx) {
 			return pl, fmt.Errorf("budget ran out before a pl could be made: %w", cause)
 		}
@@ -212,13 +207,4 @@ func (r *run) check(ctx context.Context, pl Plan) (Report, bool) {
 		return Report{Outcome: OutcomeBudgetExpired, Plan: pl, Reason: r.j.Reason(false)}, true
 	}
 	return Report{}, false
-}
-
-// legOf is the table a query probes first (the typed leg of a generated
-// probe, the left side of a join); "" when it names none.
-func legOf(sql string) string {
-	if ts := sqltext.Tables(sql); len(ts) > 0 {
-		return ts[0]
-	}
-	return ""
 }

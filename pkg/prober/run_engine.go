@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/event"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/plan"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/sqltext"
 )
@@ -42,7 +43,7 @@ const engineUnknown = "not known yet: waiting for the first multi-stage answer"
 
 // engineFound tells the observer, once per run, what the run found.
 func (r *run) engineFound(e Engine) {
-	r.p.Observer.Observe(Event{Kind: KindEngineFound, Engine: e})
+	r.p.Observer.Observe(event.Event{Kind: event.KindEngineFound, Engine: e})
 }
 
 // awaitEngine waits for the engine within ctx.

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/pinot"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/event"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/judge"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/plan"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/sqltext"
@@ -153,7 +154,7 @@ func TestSchemaShapesOnBothEnginesWhenTheBrokerHasMultiStage(t *testing.T) {
 	rep, rec := runEngine(t, b, schemaCatalog{}, Settings{MinIterations: 50}, 5*time.Second)
 	rec.mu.Lock()
 	for _, e := range rec.events {
-		if e.Step == StepProbe && e.MultiStage != sqltext.MultiStage(e.SQL) {
+		if e.Step == event.StepProbe && e.MultiStage != sqltext.MultiStage(e.SQL) {
 			t.Errorf("event MultiStage %v for %s", e.MultiStage, e.SQL)
 		}
 	}

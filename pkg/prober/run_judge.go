@@ -1,10 +1,28 @@
 package prober
 
-// live tells the judge which queries are still probed (some were dropped, or
-// the engine is absent) and the observer how the floor now splits.
-func (r *run) live(queries []string) { r.tellFloors(r.j.Live(queries)) }
+import "github.com/warmup-sidecar/warmup-sidecar/pkg/prober/event"
 
-// tellFloors tells the observer the engines' floors.
-func (r *run) tellFloors(mse, sse int64) {
-	r.p.Observer.Observe(Event{Kind: KindEngineFloors, Floors: Floors{MultiStage: mse, SingleStage: sse}})
+// The judge hears the run's events before the observer does, so the events
+// its evidence yields (a shape's window closed, the JIT signal's state) are
+// told with them, and its verdict never lags what the observer was told.
+
+// replan tells the judge and the observer a plan: the first, or the LIMIT 1
+// fallback. The caller tells the floors it leaves (tellFloors).
+func (r *run) replan(pl Plan) {
+	e := event.Event{Kind: event.KindPlanned, Plan: pl}
+	r.j.Observe(e, r.now())
+	r.p.Observer.Observe(e)
+}
+
+// drop tells the judge and the observer that a query is dropped for the rest
+// of the run; the floors it leaves are told once the batch is done (tellFloors).
+func (r *run) drop(sql, why string) {
+	e := event.Event{Kind: event.KindDropped, SQL: sql, Reason: why}
+	r.j.Observe(e, r.now())
+	r.p.Observer.Observe(e)
+}
+
+// tellFloors tells the observer the engines' floors over the live queries.
+func (r *run) tellFloors() {
+	r.p.Observer.Observe(event.Event{Kind: event.KindEngineFloors, Floors: r.j.Floors()})
 }

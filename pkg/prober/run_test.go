@@ -8,6 +8,7 @@ import (
 
 	"github.com/warmup-sidecar/warmup-sidecar/internal/fakepinot"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/pinot"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/event"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/plan"
 )
 
@@ -65,7 +66,7 @@ func TestRunNoScatterStepComesFirstAndDoesNotCount(t *testing.T) {
 	if rep.Succeeded < 5 || rep.Succeeded > 7 {
 		t.Errorf("floor probes = %d, want 5..7: no-scatter probes must not count", rep.Succeeded)
 	}
-	if rec.events[0].Step != StepNoScatter {
+	if rec.events[0].Step != event.StepNoScatter {
 		t.Errorf("first probe step = %s, want no_scatter", rec.events[0].Step)
 	}
 }
@@ -252,8 +253,8 @@ func TestRunPanicBecomesFailed(t *testing.T) {
 
 type panicky struct{}
 
-func (panicky) Observe(e Event) {
-	if e.Kind == KindPlanned {
+func (panicky) Observe(e event.Event) {
+	if e.Kind == event.KindPlanned {
 		panic("observer bug")
 	}
 }

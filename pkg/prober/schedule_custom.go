@@ -34,7 +34,7 @@ func (r *run) custom(ctx context.Context, pl Plan) Report {
 		})
 		n := len(live)
 		if live = r.dropBad(live, answered, bad, gaveUp); len(live) < n {
-			r.live(live)
+			r.tellFloors()
 		}
 		if len(live) == 0 {
 			return Report{Outcome: OutcomeFailed, Err: ErrAllQueriesDropped, Plan: pl}
@@ -51,11 +51,11 @@ func (r *run) dropBad(live []string, answered map[string]bool, bad, gaveUp map[s
 	for _, q := range live {
 		reason, isBad := bad[q]
 		if isBad && !answered[q] {
-			r.p.Observer.Observe(Event{Kind: KindDropped, SQL: q, Reason: reason})
+			r.drop(q, reason)
 			continue
 		}
 		if why, given := gaveUp[q]; given {
-			r.p.Observer.Observe(Event{Kind: KindDropped, SQL: q, Reason: why})
+			r.drop(q, why)
 			continue
 		}
 		answered[q] = true

@@ -7,6 +7,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/backoff"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/event"
 )
 
 // CompileTimeSource reads the broker JVM's cumulative JIT compilation time (the
@@ -46,14 +47,17 @@ func (r *run) readJIT(ctx context.Context) {
 		if ctx.Err() != nil {
 			return // the run is over: not the source's fault
 		}
-		switch n, off := r.j.JITFailed(err); {
-		case off != nil:
-			r.p.Observer.Observe(Event{Kind: KindJITUnavailable, Err: off})
-			return
-		case err != nil:
-			r.p.Observer.Observe(Event{Kind: KindJITReadFailed, Err: err, InARow: n})
-		default:
-			r.p.Observer.Observe(Event{Kind: KindJITRead, JIT: r.j.JITRead(r.now(), total)})
+		read := event.Event{Kind: event.KindJITRead, CompileTime: total}
+		if err != nil {
+			read = event.Event{Kind: event.KindJITReadFailed, Err: err}
+		}
+		// The judge answers with the signal's state, the failures' streak, or
+		// the signal given up.
+		for _, e := range r.j.Observe(read, r.now()) {
+			r.p.Observer.Observe(e)
+			if e.Kind == event.KindJITUnavailable {
+				return
+			}
 		}
 		if !backoff.Sleep(ctx, rule.Every) {
 			return

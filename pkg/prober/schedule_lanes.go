@@ -9,6 +9,7 @@ import (
 
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/backoff"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/pinot"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/event"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/plan"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/selector"
 )
@@ -203,11 +204,11 @@ func (r *run) answered(ls *laneSet, sql string, res pinot.Result) (left, dropped
 		}
 	}
 	if removed {
-		r.p.Observer.Observe(Event{Kind: KindDropped, SQL: sql, Reason: why})
+		r.drop(sql, why)
 		if ls.empty() {
 			r.fallBack(ls)
 		}
-		r.live(ls.live())
+		r.tellFloors()
 	}
 	return !ls.empty(), true
 }
@@ -231,14 +232,13 @@ func (r *run) fallBack(ls *laneSet) {
 		pl.Add(ShapeLimit1, q)
 		pl.Fallbacks[leg] = fallbackWhy
 		l.live = append(l.live, q)
-		r.j.Add(ShapeLimit1, leg, q)
 	}
 	l.rot = selector.NewRotation(l.live, 0)
 	if !slices.Contains(l.shapes, ShapeLimit1) {
 		l.shapes = append(l.shapes, ShapeLimit1)
 	}
 	ls.fellBack = &pl
-	r.p.Observer.Observe(Event{Kind: KindPlanned, Plan: pl})
+	r.replan(pl) // the judge takes the LIMIT 1 probes from it
 }
 
 // empty reports whether every lane's queries were dropped. Under ls.mu; on the
@@ -346,16 +346,18 @@ func (r *run) openEngine(ctx context.Context, ls *laneSet, pl Plan, pending <-ch
 	}
 	r.engineFound(e)
 	final := pl.WithEngine(e)
+	planned := event.Event{Kind: event.KindPlanned, Plan: final}
 	ls.mu.Lock()
 	ms := ls.lanes[multiStageLane]
 	ms.closed = false
 	if !e.MultiStage {
 		ms.live, ms.rot = nil, selector.NewRotation(nil, 0)
-		r.live(ls.live())
+		r.j.Observe(planned, r.now()) // the judge drops the lane's queries with it
+		r.tellFloors()
 	}
 	ls.mu.Unlock()
 	if !e.MultiStage {
-		r.p.Observer.Observe(Event{Kind: KindPlanned, Plan: final})
+		r.p.Observer.Observe(planned)
 	}
 	return &final
 }
@@ -380,7 +382,7 @@ func (r *run) work(ctx context.Context, pl Plan, ls *laneSet, at seat, over *ato
 		if !ok {
 			continue
 		}
-		res, took := r.send(ctx, StepProbe, sql)
+		res, took := r.send(ctx, event.StepProbe, sql)
 		left, dropped := r.answered(ls, sql, res)
 		if !left {
 			finish(Report{Outcome: OutcomeFailed, Err: ErrAllProbesDropped, Plan: pl})

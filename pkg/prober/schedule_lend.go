@@ -1,5 +1,7 @@
 package prober
 
+import "github.com/warmup-sidecar/warmup-sidecar/pkg/prober/event"
+
 // A lane whose engine is warm by the run's own evidence lends all but one of its
 // workers to the engine still warming: on a small broker the CPU its probes take
 // is what the cold engine lacks (on the study's 2 shared cores the single-stage
@@ -36,7 +38,7 @@ func (r *run) engineWarm(ls *laneSet, i int) bool {
 	l := ls.lanes[i]
 	if !l.warmSaid {
 		l.warmSaid = true
-		r.p.Observer.Observe(Event{Kind: KindEngineWarm, MultiStage: i == multiStageLane, Lent: max(l.workers-1, 0)})
+		r.p.Observer.Observe(event.Event{Kind: event.KindEngineWarm, MultiStage: i == multiStageLane, Lent: max(l.workers-1, 0)})
 	}
 	return true
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/pinot"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/event"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/judge"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/plan"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/sqltext"
@@ -79,7 +80,7 @@ func TestWarmEngineLendsItsWorkersToTheColdOne(t *testing.T) {
 			s := Settings{MinIterations: floor, Concurrency: workers, ProbeTimeout: time.Second, MultiStage: EngineOn,
 				NoScatterProbes: -1, Exit: c.exit, Converge: c.rule}
 			rec := &recorder{}
-			p := &Prober{Broker: b, Catalog: schemaCatalog{}, Settings: s, Observer: Observers{rec}}
+			p := &Prober{Broker: b, Catalog: schemaCatalog{}, Settings: s, Observer: event.Observers{rec}}
 			rep := p.Run(context.Background(), time.Now().Add(2*time.Second))
 
 			qs := rep.Plan.Queries

@@ -10,6 +10,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/backoff"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/event"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/selector"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/sqltext"
 )
@@ -77,7 +78,7 @@ func (r *run) pacing(ctx context.Context, pl Plan) *pacer {
 	for t, qps := range quotas {
 		pace := qps * QuotaShare
 		p.limits[t] = rate.NewLimiter(rate.Limit(pace), 1)
-		r.p.Observer.Observe(Event{Kind: KindPaced, Table: t, Quota: qps, Rate: pace})
+		r.p.Observer.Observe(event.Event{Kind: event.KindPaced, Table: t, Quota: qps, Rate: pace})
 	}
 	return p
 }

@@ -11,6 +11,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/pinot"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/event"
 )
 
 // noScatter warms compile and response building on the broker alone. A broker that
@@ -25,7 +26,7 @@ func (r *run) noScatter(ctx context.Context) {
 		for range n {
 			g.Go(func() error {
 				defer r.catch()
-				if r.probe(ctx, StepNoScatter, NoScatterSQL).Class == pinot.Success {
+				if r.probe(ctx, event.StepNoScatter, NoScatterSQL).Class == pinot.Success {
 					ok.Add(1)
 				}
 				return nil
@@ -49,7 +50,7 @@ func (r *run) round(ctx context.Context, batch []string, seen func(string, pinot
 	for _, sql := range batch {
 		g.Go(func() error {
 			defer r.catch()
-			res := r.probe(ctx, StepProbe, sql)
+			res := r.probe(ctx, event.StepProbe, sql)
 			if res.Class == pinot.Success {
 				anyOK.Store(true)
 			}
@@ -83,7 +84,7 @@ func (r *run) rethrow() {
 
 // probe runs one query with a timeout that never outlives the budget.
 func (r *run) probe(ctx context.Context, step, sql string) pinot.Result {
-	if step == StepProbe && !r.admit(ctx, sql) {
+	if step == event.StepProbe && !r.admit(ctx, sql) {
 		return pinot.Result{Class: pinot.Transient, Message: "budget ran out"}
 	}
 	res, _ := r.send(ctx, step, sql)
@@ -100,7 +101,7 @@ func (r *run) send(ctx context.Context, step, sql string) (pinot.Result, time.Du
 	defer cancel()
 	id := pinot.ProbeIDPrefix + r.s.RunID + "-" + strconv.FormatUint(r.seq.Add(1), 10)
 	t0 := r.now()
-	if step == StepProbe {
+	if step == event.StepProbe {
 		r.j.Sent(sql, t0)
 	}
 	res := r.p.Broker.Query(pctx, pinot.Query{SQL: sql, Timeout: timeout, ClientQueryID: id})
@@ -108,20 +109,17 @@ func (r *run) send(ctx context.Context, step, sql string) (pinot.Result, time.Du
 	if res.Class != pinot.Success && errors.Is(context.Cause(ctx), errOutcomeKnown) {
 		return res, lat // cut because the run has its outcome: says nothing of the broker
 	}
-	if step == StepProbe {
-		timedOut := ctx.Err() == nil && errors.Is(pctx.Err(), context.DeadlineExceeded)
-		r.j.Answered(sql, res, timedOut, r.now())
-	}
-	if r.pace != nil && step == StepProbe {
+	probed := event.Event{Kind: event.KindProbed, SQL: sql, Step: step, Result: res, Latency: lat,
+		TimedOut: ctx.Err() == nil && errors.Is(pctx.Err(), context.DeadlineExceeded), MultiStage: r.mse[sql]}
+	windows := r.j.Observe(probed, r.now()) // the shapes' windows it closed
+	if r.pace != nil && step == event.StepProbe {
 		if t, quota, rate, changed := r.pace.observe(sql, res); changed {
-			r.p.Observer.Observe(Event{Kind: KindPaced, Table: t, Quota: quota, Rate: rate})
+			r.p.Observer.Observe(event.Event{Kind: event.KindPaced, Table: t, Quota: quota, Rate: rate})
 		}
 	}
-	if step == StepProbe {
-		for _, st := range r.j.Probed(sql, lat, res.Class == pinot.Success) {
-			r.p.Observer.Observe(Event{Kind: KindShapeWindow, Shape: st})
-		}
+	for _, w := range windows {
+		r.p.Observer.Observe(w)
 	}
-	r.p.Observer.Observe(Event{Kind: KindProbed, SQL: sql, Step: step, Result: res, Latency: lat, MultiStage: r.mse[sql]})
+	r.p.Observer.Observe(probed)
 	return res, lat
 }

@@ -189,11 +189,11 @@ func (r *run) plan(ctx context.Context) (Plan, error) {
 			cause = err
 		}
 		if ctx.Err() != nil {
-			return pl, fmt.Errorf("budget ran out before a pl could be made: %w", cause)
+			return pl, fmt.Errorf("budget ran out before a plan could be made: %w", cause)
 		}
 		r.p.Observer.Observe(event.Event{Kind: event.KindPlanRetry, Err: err})
 		if !b.Sleep(ctx) {
-			return pl, fmt.Errorf("budget ran out before a pl could be made: %w", cause)
+			return pl, fmt.Errorf("budget ran out before a plan could be made: %w", cause)
 		}
 	}
 }

@@ -301,7 +301,7 @@ func TestPlanDeadlineReportsTheRealCause(t *testing.T) {
 	p, _, c, _ := cluster(t, Settings{MinIterations: 5})
 	c.SetDown(true)
 	rep := p.Run(context.Background(), time.Now().Add(400*time.Millisecond))
-	if rep.Err == nil || !strings.Contains(rep.Err.Error(), "HTTP 503") {
-		t.Fatalf("err = %v, want the controller's 503 as the cause", rep.Err)
+	if rep.Err == nil || !strings.HasPrefix(rep.Err.Error(), "budget ran out before a plan could be made: ") || !strings.Contains(rep.Err.Error(), "HTTP 503") {
+		t.Fatalf("err = %v, want the budget's end with the controller's 503 as the cause", rep.Err)
 	}
 }

@@ -1,11 +1,17 @@
 package prober
 
-import "github.com/warmup-sidecar/warmup-sidecar/pkg/prober/plan"
+import (
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/plan"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/schedule"
+)
 
-// The plan's names that the prober's own API carries (Settings, Report,
-// Prober): aliases, so a caller of Run needs no second import for them. The
-// plan's functions are called as plan.X.
+// The plan's and the schedule's names that the prober's own API carries
+// (Settings, Report, Prober): aliases, so a caller of Run needs no second
+// import for them. Their functions are called as plan.X, schedule.X.
 type (
+	QuotaSource       = schedule.QuotaSource
+	CompileTimeSource = schedule.CompileTimeSource
+
 	Plan       = plan.Plan
 	Engine     = plan.Engine
 	EngineMode = plan.EngineMode

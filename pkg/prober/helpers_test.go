@@ -88,7 +88,7 @@ func (r *recorder) count(step string, class pinot.Class) int {
 // cluster starts the three-server fake and returns a prober over it. The fake
 // plays a broker without the multi-stage engine and a controller without
 // schemas, so these tests check the run's mechanics over the LIMIT 1 plan, one
-// query per leg; plan_default_test.go plans over the fake's defaults.
+// query per leg; plan/schema_test.go plans over the fake's defaults.
 func cluster(t *testing.T, s Settings) (*Prober, *fakepinot.Broker, *fakepinot.Controller, *recorder) {
 	t.Helper()
 	b := fakepinot.NewBroker(fakepinot.ThreeServers())

@@ -3,11 +3,8 @@ package prober
 import (
 	"context"
 	"fmt"
-	"slices"
 
-	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/event"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/plan"
-	"github.com/warmup-sidecar/warmup-sidecar/pkg/sqltext"
 )
 
 // findEngine starts finding the run's engine with at most a fifth of the time
@@ -41,11 +38,6 @@ func (r *run) mayProbeMultiStage() bool {
 // engineUnknown is the plan's engine while the detection probe has no answer.
 const engineUnknown = "not known yet: waiting for the first multi-stage answer"
 
-// engineFound tells the observer, once per run, what the run found.
-func (r *run) engineFound(e Engine) {
-	r.p.Observer.Observe(event.Event{Kind: event.KindEngineFound, Engine: e})
-}
-
 // awaitEngine waits for the engine within ctx.
 func awaitEngine(ctx context.Context, found <-chan Engine) Engine {
 	select {
@@ -54,10 +46,4 @@ func awaitEngine(ctx context.Context, found <-chan Engine) Engine {
 	case <-ctx.Done():
 		return Engine{Found: "the budget ran out before the multi-stage engine was found"}
 	}
-}
-
-// multiStageCount counts the queries (repeats included, as newLanes does) that
-// run on the multi-stage engine.
-func multiStageCount(queries []string) int {
-	return len(slices.DeleteFunc(slices.Clone(queries), func(q string) bool { return !sqltext.MultiStage(q) }))
 }

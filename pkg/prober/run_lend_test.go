@@ -11,6 +11,7 @@ import (
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/event"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/judge"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/plan"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/schedule"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/sqltext"
 )
 
@@ -85,11 +86,7 @@ func TestWarmEngineLendsItsWorkersToTheColdOne(t *testing.T) {
 
 			qs := rep.Plan.Queries
 			mse := plan.MultiStageQueries(qs)
-			_, assign := newLanes(qs, mse, workers)
-			own := 0 // the multi-stage lane's own workers
-			for _, l := range assign {
-				own += l
-			}
+			own := schedule.MultiStageWorkers(qs, workers) // the multi-stage lane's own workers
 			if own == 0 || own == workers {
 				t.Fatalf("plan %v gives the multi-stage lane %d of %d workers: no lending to test", qs, own, workers)
 			}

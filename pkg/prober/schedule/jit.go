@@ -1,4 +1,4 @@
-package prober
+package schedule
 
 import (
 	"context"
@@ -16,13 +16,14 @@ type CompileTimeSource interface {
 	CompileTime(ctx context.Context) (time.Duration, error)
 }
 
-// watchJIT starts reading the compile time in the background, each reading
-// fed to the judge; stop ends the readings and waits for them.
-func (r *run) watchJIT(ctx context.Context) (stop func()) {
-	if r.p.Compile == nil {
+// WatchJIT starts reading the compile time in the background, each reading
+// fed to the judge (the JIT signal is then part of its verdict); stop ends the
+// readings and waits for them. Without a Compile source it does nothing.
+func (r *Schedule) WatchJIT(ctx context.Context) (stop func()) {
+	if r.Compile == nil {
 		return func() {}
 	}
-	r.j.WatchJIT()
+	r.Judge.WatchJIT()
 	ctx, cancel := context.WithCancel(ctx)
 	var g errgroup.Group
 	g.Go(func() error {
@@ -38,11 +39,11 @@ func (r *run) watchJIT(ctx context.Context) (stop func()) {
 
 // readJIT reads every JITRule.Every until ctx ends or the judge gives the
 // signal up (too many failed readings in a row).
-func (r *run) readJIT(ctx context.Context) {
-	rule := r.j.JITRule()
+func (r *Schedule) readJIT(ctx context.Context) {
+	rule := r.Judge.JITRule()
 	for {
 		rctx, cancel := context.WithTimeout(ctx, rule.Timeout)
-		total, err := r.p.Compile.CompileTime(rctx)
+		total, err := r.Compile.CompileTime(rctx)
 		cancel()
 		if ctx.Err() != nil {
 			return // the run is over: not the source's fault
@@ -53,8 +54,8 @@ func (r *run) readJIT(ctx context.Context) {
 		}
 		// The judge answers with the signal's state, the failures' streak, or
 		// the signal given up.
-		for _, e := range r.j.Observe(read, r.now()) {
-			r.p.Observer.Observe(e)
+		for _, e := range r.Judge.Observe(read, r.Now()) {
+			r.Observer.Observe(e)
 			if e.Kind == event.KindJITUnavailable {
 				return
 			}

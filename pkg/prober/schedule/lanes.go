@@ -28,9 +28,9 @@ type laneSet struct {
 	mu     sync.Mutex
 	lanes  []*lane
 	worked map[string]bool // queries that answered once: never dropped after
-	// plan is the run's plan as the lanes began; fellBack the LIMIT 1 plan that
+	// planned is the run's plan as the lanes began; fellBack the LIMIT 1 plan that
 	// replaced it once every shape was dropped (nil until then).
-	plan     plan.Plan
+	planned  plan.Plan
 	fellBack *plan.Plan
 }
 
@@ -237,7 +237,7 @@ func (r *Schedule) fallBack(ls *laneSet) {
 	if len(r.fallback) == 0 || ls.fellBack != nil {
 		return
 	}
-	pl := ls.plan
+	pl := ls.planned
 	pl.Queries, pl.Shapes = nil, nil
 	pl.Fallbacks = map[string]string{}
 	l := ls.lanes[0]
@@ -280,7 +280,7 @@ func indexOf(ss []string, s string) int {
 // (its workers help the single-stage one) until it is.
 func (r *Schedule) defaults(ctx context.Context, pl plan.Plan, pending <-chan plan.Engine) End {
 	ls, assign := newLanes(pl.Queries, r.mse, r.Settings.Concurrency)
-	ls.plan = pl
+	ls.planned = pl
 	for _, l := range ls.lanes {
 		l.shapes = r.shapesOf(l.live)
 	}

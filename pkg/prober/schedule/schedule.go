@@ -78,8 +78,8 @@ var errOutcomeKnown = errors.New("the run has its outcome")
 // is not known yet: its lane opens when the engine is found (lanes.go). The
 // plan is told first, to the judge and the observer.
 func (r *Schedule) Probe(ctx context.Context, pl plan.Plan, pending <-chan plan.Engine) End {
-	// r.mse is found once, on the plan as made: a broker without the engine
-	// only removes queries from it.
+	// r.mse is found once, on the plan as Probe gets it: a broker found
+	// without the engine later only removes queries from it.
 	r.mse = plan.MultiStageQueries(pl.Queries)
 	r.replan(pl)
 	r.shapeOf, _ = pl.ShapeIndex()

@@ -129,12 +129,15 @@ func (r *Schedule) send(ctx context.Context, step, sql string) (pinot.Result, ti
 	}
 	probed := event.Event{Kind: event.KindProbed, SQL: sql, Step: step, Result: res, Latency: lat,
 		TimedOut: ctx.Err() == nil && errors.Is(pctx.Err(), context.DeadlineExceeded), MultiStage: r.mse[sql]}
-	windows := r.Judge.Observe(probed, r.Now()) // the shapes' windows it closed
 	if r.pace != nil && step == event.StepProbe {
 		if t, quota, rate, changed := r.pace.observe(sql, res); changed {
 			r.Observer.Observe(event.Event{Kind: event.KindPaced, Table: t, Quota: quota, Rate: rate})
 		}
 	}
+	// The windows the probe closed are told at once: two workers closing the
+	// same shape's windows tell them in the order they closed, as near as the
+	// observer can see, so /status ends on the judge's last state.
+	windows := r.Judge.Observe(probed, r.Now())
 	for _, w := range windows {
 		r.Observer.Observe(w)
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober"
+	probeplan "github.com/warmup-sidecar/warmup-sidecar/pkg/prober/plan"
 )
 
 // plan prints what a warmup would probe. It sends no probe; for the default probe
@@ -37,8 +38,8 @@ func plan(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, cancel := context.WithTimeout(ctx, *timeout)
 	defer cancel()
-	set := settings(cfg)
-	p, err := prober.Planner{Catalog: client, Settings: set, Engine: prober.FindEngine(ctx, client, set)}.Plan(ctx)
+	set := settings(cfg).Plan()
+	p, err := probeplan.Planner{Catalog: client, Settings: set, Engine: probeplan.FindEngine(ctx, client, set)}.Plan(ctx)
 	if err != nil {
 		fmt.Fprintln(stderr, "warmup-sidecar plan:", err)
 		return exitNotWarm

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/warmup-sidecar/warmup-sidecar/internal/fakepinot"
-	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober"
+	probeplan "github.com/warmup-sidecar/warmup-sidecar/pkg/prober/plan"
 )
 
 // A leg whose sample fails (here a partial answer from a realtime leg) is
@@ -35,7 +35,7 @@ func TestServeFailedSampleKeepsTheLegBounded(t *testing.T) {
 	}
 	shaped := false
 	for _, q := range st.Queries {
-		if strings.Contains(q, `"`+leg+`"`) && q != prober.DefaultProbe(leg) {
+		if strings.Contains(q, `"`+leg+`"`) && q != probeplan.DefaultProbe(leg) {
 			t.Errorf("a probe of %s without its sample: %s", leg, q)
 		}
 		shaped = shaped || strings.Contains(q, `FROM "events_OFFLINE" WHERE`)

@@ -19,7 +19,7 @@ const brokerWithoutMultiStage = "pinot.multistage.engine.enabled=false"
 // multi-stage request, by SET or by query option, with HTTP 200 and error 450 (QueryErrorCode.INTERNAL,
 // "V2 Multi-Stage query engine not enabled.", BrokerRequestHandlerDelegate), and still serves the
 // single-stage engine. The sidecar's engine detection reads this answer as "no engine"
-// (pkg/prober/plan_engine_test.go replays the recorded body).
+// (pkg/prober/run_engine_test.go replays the recorded body).
 func checkMultiStageDisabled(t *testing.T, c *cluster.Cluster) {
 	if !c.AtLeast1x() {
 		t.Skip("0.x has no multi-stage switch of this name")

@@ -1,4 +1,4 @@
-// Package gofiles parses a Go package's own source for tests that hold a
+// Package gofiles reads a Go package's own source and links for tests that hold a
 // package's layout rules (what it imports, which of its files use which).
 package gofiles
 

@@ -14,7 +14,8 @@ import (
 
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/pinot"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober"
-	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/judge"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/event"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/plan"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/selector"
 )
 
@@ -22,31 +23,31 @@ import (
 // they were before the single event type (one method per event then), so
 // the log lines, /status and the metrics stay byte-for-byte what they were.
 func TestEveryEventKindReportsAsBefore(t *testing.T) {
-	logs, status, metrics := goldenRun(t, func(o prober.Observer) {
+	logs, status, metrics := goldenRun(t, func(o event.Observer) {
 		probed := func(sql, step string, res pinot.Result, lat time.Duration, mse bool) {
-			o.Observe(prober.Event{Kind: prober.KindProbed, SQL: sql, Step: step, Result: res, Latency: lat, MultiStage: mse})
+			o.Observe(event.Event{Kind: event.KindProbed, SQL: sql, Step: step, Result: res, Latency: lat, MultiStage: mse})
 		}
-		o.Observe(prober.Event{Kind: prober.KindPlanRetry, Err: errors.New("controller answered 503")})
-		o.Observe(prober.Event{Kind: prober.KindPlanRetry, Err: errors.New("controller answered 503")})
-		o.Observe(prober.Event{Kind: prober.KindPlanned, Plan: goldenPlan()})
-		o.Observe(prober.Event{Kind: prober.KindEngineFound, Engine: prober.Engine{MultiStage: true, Found: "the broker serves the multi-stage engine"}})
-		o.Observe(prober.Event{Kind: prober.KindEngineFloors, Floors: prober.Floors{MultiStage: 12, SingleStage: 88}})
-		o.Observe(prober.Event{Kind: prober.KindPaced, Table: "orders_OFFLINE", Quota: 20, Rate: 16})
-		probed(prober.NoScatterSQL, prober.StepNoScatter, pinot.Result{Class: pinot.Success}, time.Millisecond, false)
-		probed(goldenSSE, prober.StepProbe, pinot.Result{Class: pinot.Success}, 3*time.Millisecond, false)
-		probed(goldenMSE, prober.StepProbe, pinot.Result{Class: pinot.Transient, Message: "probe timed out"}, 1200*time.Millisecond, true)
-		probed(goldenMSE, prober.StepProbe, pinot.Result{Class: pinot.Success}, 900*time.Millisecond, true)
-		probed(goldenL1, prober.StepProbe, pinot.Result{Class: pinot.Unauthorized, Message: "HTTP 401"}, 2*time.Millisecond, false)
-		probed(goldenL1, prober.StepProbe, pinot.Result{Class: pinot.Unauthorized, Message: "HTTP 401"}, 2*time.Millisecond, false)
-		o.Observe(prober.Event{Kind: prober.KindShapeWindow, Shape: judge.ShapeState{Shape: "agg", Probes: 10, Latest: 3 * time.Millisecond, Best: 3 * time.Millisecond, InARow: 1}})
-		o.Observe(prober.Event{Kind: prober.KindShapeWindow, Shape: judge.ShapeState{Shape: "mse_agg", Probes: 10, Latest: 900 * time.Millisecond, Best: 800 * time.Millisecond, Pooled: true}})
-		o.Observe(prober.Event{Kind: prober.KindJITRead, JIT: judge.JITState{Known: true, Rate: 0.25, Peak: 0.5, QuietInARow: 1}})
-		o.Observe(prober.Event{Kind: prober.KindJITReadFailed, Err: errors.New("context deadline exceeded"), InARow: 2})
-		o.Observe(prober.Event{Kind: prober.KindJITUnavailable, Err: goldenErr})
-		o.Observe(prober.Event{Kind: prober.KindEngineWarm, MultiStage: false, Lent: 1})
-		o.Observe(prober.Event{Kind: prober.KindDropped, SQL: goldenMSE, Reason: "no success in 3 probes (last: probe timed out)"})
-		o.Observe(prober.Event{Kind: prober.KindDropped, SQL: goldenSSE, Reason: "error 450: InternalError: V2 " + pinot.EngineNotEnabledText + "."})
-		o.Observe(prober.Event{Kind: prober.KindDropped, SQL: goldenL1, Reason: "error 710: Unknown column"})
+		o.Observe(event.Event{Kind: event.KindPlanRetry, Err: errors.New("controller answered 503")})
+		o.Observe(event.Event{Kind: event.KindPlanRetry, Err: errors.New("controller answered 503")})
+		o.Observe(event.Event{Kind: event.KindPlanned, Plan: goldenPlan()})
+		o.Observe(event.Event{Kind: event.KindEngineFound, Engine: prober.Engine{MultiStage: true, Found: "the broker serves the multi-stage engine"}})
+		o.Observe(event.Event{Kind: event.KindEngineFloors, Floors: event.Floors{MultiStage: 12, SingleStage: 88}})
+		o.Observe(event.Event{Kind: event.KindPaced, Table: "orders_OFFLINE", Quota: 20, Rate: 16})
+		probed(prober.NoScatterSQL, event.StepNoScatter, pinot.Result{Class: pinot.Success}, time.Millisecond, false)
+		probed(goldenSSE, event.StepProbe, pinot.Result{Class: pinot.Success}, 3*time.Millisecond, false)
+		probed(goldenMSE, event.StepProbe, pinot.Result{Class: pinot.Transient, Message: "probe timed out"}, 1200*time.Millisecond, true)
+		probed(goldenMSE, event.StepProbe, pinot.Result{Class: pinot.Success}, 900*time.Millisecond, true)
+		probed(goldenL1, event.StepProbe, pinot.Result{Class: pinot.Unauthorized, Message: "HTTP 401"}, 2*time.Millisecond, false)
+		probed(goldenL1, event.StepProbe, pinot.Result{Class: pinot.Unauthorized, Message: "HTTP 401"}, 2*time.Millisecond, false)
+		o.Observe(event.Event{Kind: event.KindShapeWindow, Shape: event.ShapeState{Shape: "agg", Probes: 10, Latest: 3 * time.Millisecond, Best: 3 * time.Millisecond, InARow: 1}})
+		o.Observe(event.Event{Kind: event.KindShapeWindow, Shape: event.ShapeState{Shape: "mse_agg", Probes: 10, Latest: 900 * time.Millisecond, Best: 800 * time.Millisecond, Pooled: true}})
+		o.Observe(event.Event{Kind: event.KindJITRead, JIT: event.JITState{Known: true, Rate: 0.25, Peak: 0.5, QuietInARow: 1}})
+		o.Observe(event.Event{Kind: event.KindJITReadFailed, Err: errors.New("context deadline exceeded"), InARow: 2})
+		o.Observe(event.Event{Kind: event.KindJITUnavailable, Err: goldenErr})
+		o.Observe(event.Event{Kind: event.KindEngineWarm, MultiStage: false, Lent: 1})
+		o.Observe(event.Event{Kind: event.KindDropped, SQL: goldenMSE, Reason: "no success in 3 probes (last: probe timed out)"})
+		o.Observe(event.Event{Kind: event.KindDropped, SQL: goldenSSE, Reason: "error 450: InternalError: V2 " + pinot.EngineNotEnabledText + "."})
+		o.Observe(event.Event{Kind: event.KindDropped, SQL: goldenL1, Reason: "error 710: Unknown column"})
 	})
 	for _, c := range []struct{ file, got string }{
 		{"testdata/events.log.golden", logs},
@@ -66,7 +67,7 @@ func TestEveryEventKindReportsAsBefore(t *testing.T) {
 // goldenRun feeds every kind of event through the recorder and the log
 // observer, as the supervisor wires them, and returns the log lines, the
 // /status JSON and the run metrics' exposition.
-func goldenRun(t *testing.T, feed func(prober.Observer)) (logs, status, metrics string) {
+func goldenRun(t *testing.T, feed func(event.Observer)) (logs, status, metrics string) {
 	t.Helper()
 	at := time.Date(2026, 12, 3, 10, 0, 0, 0, time.UTC)
 	clock := func() time.Time { return at }
@@ -81,7 +82,7 @@ func goldenRun(t *testing.T, feed func(prober.Observer)) (logs, status, metrics 
 			}
 			return a
 		}}))
-	feed(prober.Observers{Recorder{M: f.m, Board: board}, NewLogObserver(log)})
+	feed(event.Observers{Recorder{M: f.m, Board: board}, NewLogObserver(log)})
 	js, err := json.MarshalIndent(board.Snapshot(f.gate), "", " ")
 	if err != nil {
 		t.Fatal(err)
@@ -102,7 +103,7 @@ func goldenRun(t *testing.T, feed func(prober.Observer)) (logs, status, metrics 
 var (
 	goldenSSE = `SELECT "a" FROM "orders_OFFLINE" WHERE "b" = 1`
 	goldenMSE = `SET useMultistageEngine=true; SELECT "a" FROM "orders_OFFLINE" WHERE "b" = 1`
-	goldenL1  = prober.DefaultProbe("orders_REALTIME")
+	goldenL1  = plan.DefaultProbe("orders_REALTIME")
 	goldenErr = errors.New("reading JVM metrics from http://127.0.0.1:8008/metrics: HTTP 404")
 )
 

@@ -9,7 +9,9 @@ import (
 
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/pinot"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/event"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/judge"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/plan"
 )
 
 // logObserver writes a run's notable events: the plan, coverage gaps, dropped
@@ -23,30 +25,30 @@ type logObserver struct {
 }
 
 // NewLogObserver logs a run's notable events to l.
-func NewLogObserver(l *slog.Logger) prober.Observer { return &logObserver{log: l} }
+func NewLogObserver(l *slog.Logger) event.Observer { return &logObserver{log: l} }
 
 // Observe logs the events worth a line; a JIT reading is not one (readings
 // come every 500 ms and /status shows the last), nor are the floors' split
 // and a shape's window (/status and the metrics show them).
-func (o *logObserver) Observe(e prober.Event) {
+func (o *logObserver) Observe(e event.Event) {
 	switch e.Kind {
-	case prober.KindPlanned:
+	case event.KindPlanned:
 		o.planned(e.Plan)
-	case prober.KindPlanRetry:
+	case event.KindPlanRetry:
 		o.planRetry(e.Err)
-	case prober.KindProbed:
+	case event.KindProbed:
 		o.probed(e)
-	case prober.KindDropped:
+	case event.KindDropped:
 		o.queryDropped(e.SQL, e.Reason)
-	case prober.KindPaced:
+	case event.KindPaced:
 		o.paced(e.Table, e.Quota, e.Rate)
-	case prober.KindJITUnavailable:
+	case event.KindJITUnavailable:
 		o.jitUnavailable(e.Err)
-	case prober.KindJITReadFailed:
+	case event.KindJITReadFailed:
 		o.jitReadFailed(e.Err, e.InARow)
-	case prober.KindEngineFound:
+	case event.KindEngineFound:
 		o.engineFound(e.Engine)
-	case prober.KindEngineWarm:
+	case event.KindEngineWarm:
 		o.engineWarm(e.MultiStage, e.Lent)
 	}
 }
@@ -57,7 +59,7 @@ func (o *logObserver) planned(p prober.Plan) {
 		o.log.Info("plan", "mode", "custom queries", "queries", p.Queries)
 		return
 	}
-	o.log.Info("plan", "mode", "default probe", "tables", prober.TableNames(p.Tables), "queries", len(p.Queries),
+	o.log.Info("plan", "mode", "default probe", "tables", plan.TableNames(p.Tables), "queries", len(p.Queries),
 		"shapes", p.ShapeNames(), "servers", len(p.Coverage.Universe), "uncovered", len(p.Coverage.Uncovered))
 	o.log.Debug("plan queries", "queries", p.Queries)
 	for _, leg := range slices.Sorted(maps.Keys(p.Fallbacks)) {
@@ -69,7 +71,7 @@ func (o *logObserver) planned(p prober.Plan) {
 	}
 	if len(p.Capped) > 0 {
 		o.log.Warn("WARMUP_TABLES lists more routable tables than WARMUP_MAX_TABLES: probing the first ones",
-			"probed", prober.TableNames(p.Tables), "left_out", p.Capped)
+			"probed", plan.TableNames(p.Tables), "left_out", p.Capped)
 	}
 	for _, t := range p.Dropped {
 		o.log.Warn("WARMUP_TABLES names a table this broker cannot route: dropped", "table", t)
@@ -90,7 +92,7 @@ func (o *logObserver) planRetry(err error) {
 	o.log.Warn("no warmup plan yet, retrying within the budget", "error", msg)
 }
 
-func (o *logObserver) probed(e prober.Event) {
+func (o *logObserver) probed(e event.Event) {
 	switch e.Result.Class {
 	case pinot.Unauthorized:
 		if !o.unauthorized.Swap(true) {

@@ -28,7 +28,7 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 	m := &Metrics{
 		Duration: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "pinot_warmup_duration_seconds",
-			Help: "Wall time of the last warmup run, from its start (the broker's convergence, for its first run) to its outcome, whether the gate opened or not.",
+			Help: "Wall time of the last warmup run, from its start (the broker turning healthy, for a broker's first run) to its outcome, whether the gate opened or not.",
 		}),
 		// A vec without labels exports nothing until first set: the gauge is absent
 		// when warmup is disabled or coverage is unknown (custom queries).

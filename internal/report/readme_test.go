@@ -12,7 +12,7 @@ import (
 
 	"github.com/warmup-sidecar/warmup-sidecar/internal/markdown"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/gatehttp"
-	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/judge"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/event"
 )
 
 func readme(t *testing.T) string {
@@ -39,7 +39,7 @@ func TestReadmeMetricsTableMatchesTheCollectors(t *testing.T) {
 	}
 	// The series that exist only once a run sets them.
 	m.SetUncovered(0)
-	m.setShape(judge.ShapeState{Shape: "agg_metrics"})
+	m.setShape(event.ShapeState{Shape: "agg_metrics"})
 	m.compileRate.WithLabelValues().Set(0)
 	families, err := reg.Gather()
 	if err != nil {

@@ -3,6 +3,8 @@ package report
 import (
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/pinot"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/event"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/plan"
 	"maps"
 	"slices"
 )
@@ -15,32 +17,32 @@ type Recorder struct {
 	Board *StatusBoard
 }
 
-var _ prober.Observer = Recorder{}
+var _ event.Observer = Recorder{}
 
 // Observe records one event of the run.
-func (r Recorder) Observe(e prober.Event) {
+func (r Recorder) Observe(e event.Event) {
 	switch e.Kind {
-	case prober.KindPlanned:
+	case event.KindPlanned:
 		r.planned(e.Plan)
-	case prober.KindPlanRetry:
+	case event.KindPlanRetry:
 		r.planRetry(e.Err)
-	case prober.KindProbed:
+	case event.KindProbed:
 		r.probed(e)
-	case prober.KindDropped:
+	case event.KindDropped:
 		r.queryDropped(e.SQL, e.Reason)
-	case prober.KindShapeWindow:
+	case event.KindShapeWindow:
 		r.shapeWindow(e.Shape)
-	case prober.KindJITRead:
+	case event.KindJITRead:
 		r.jitRead(e.JIT)
-	case prober.KindJITReadFailed:
+	case event.KindJITReadFailed:
 		r.jitReadFailed(e.Err, e.InARow)
-	case prober.KindJITUnavailable:
+	case event.KindJITUnavailable:
 		r.jitUnavailable(e.Err)
-	case prober.KindEngineFound:
+	case event.KindEngineFound:
 		r.engineFound(e.Engine)
-	case prober.KindEngineFloors:
+	case event.KindEngineFloors:
 		r.engineFloors(e.Floors)
-	case prober.KindEngineWarm:
+	case event.KindEngineWarm:
 		r.engineWarm(e.MultiStage, e.Lent)
 	}
 }
@@ -52,7 +54,7 @@ func (r Recorder) planned(p prober.Plan) {
 	}
 	r.planShapes(p.ShapeNames(), p.MultiStageShapes())
 	r.Board.Update(func(s *Status) {
-		s.Tables = prober.TableNames(p.Tables)
+		s.Tables = plan.TableNames(p.Tables)
 		s.Queries = slices.Clone(p.Queries)
 		s.DroppedTables = slices.Clone(p.Dropped)
 		engine := p.Engine
@@ -80,8 +82,8 @@ func (r Recorder) planRetry(err error) {
 }
 
 // probed counts a probe.
-func (r Recorder) probed(e prober.Event) {
-	if e.Step == prober.StepNoScatter {
+func (r Recorder) probed(e event.Event) {
+	if e.Step == event.StepNoScatter {
 		r.Board.Update(func(s *Status) { s.NoScatterProbes++ })
 		return
 	}

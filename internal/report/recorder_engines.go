@@ -3,7 +3,7 @@ package report
 import (
 	"maps"
 
-	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/event"
 )
 
 // EngineStatus is one query engine's progress in /status: the run is warm only
@@ -23,7 +23,7 @@ type EngineStatus struct {
 // engineFloors records each engine's share of the floor. An engine the plan no
 // longer probes (a broker without the multi-stage engine) leaves /status unless
 // it was already probed.
-func (r Recorder) engineFloors(f prober.Floors) {
+func (r Recorder) engineFloors(f event.Floors) {
 	r.Board.Update(func(s *Status) {
 		setFloorShare(s, EngineSingleStage, f.SingleStage)
 		setFloorShare(s, EngineMultiStage, f.MultiStage)

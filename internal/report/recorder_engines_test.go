@@ -8,7 +8,7 @@ import (
 
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/pinot"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober"
-	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/judge"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/event"
 )
 
 // status GETs /status (it must answer 200) and decodes it.
@@ -25,26 +25,26 @@ func (f *fixture) status(t *testing.T) Status {
 	return s
 }
 
-func probe(multiStage, ok bool) prober.Event {
+func probe(multiStage, ok bool) event.Event {
 	res := pinot.Result{Class: pinot.Success}
 	if !ok {
 		res = pinot.Result{Class: pinot.Transient, Message: "probe timed out"}
 	}
-	return prober.Event{Kind: prober.KindProbed, SQL: "q", Step: prober.StepProbe, Result: res, Latency: time.Millisecond, MultiStage: multiStage}
+	return event.Event{Kind: event.KindProbed, SQL: "q", Step: event.StepProbe, Result: res, Latency: time.Millisecond, MultiStage: multiStage}
 }
 
 // /status says, per engine, how far the run is toward that engine's share of the
 // floor, and which engine lends its workers: which engine a closed gate waits for.
 func TestStatusShowsEachEnginesProgress(t *testing.T) {
 	f := newFixture(t)
-	obs := prober.Observers{Recorder{M: f.m, Board: f.board}}
+	obs := event.Observers{Recorder{M: f.m, Board: f.board}}
 	now := time.Now()
 	f.board.StartRun(now, now.Add(15*time.Second))
 	if s := f.status(t); len(s.Engines) != 0 {
 		t.Errorf("before the plan: engines %+v, want none", s.Engines)
 	}
 
-	obs.Observe(prober.Event{Kind: prober.KindEngineFloors, Floors: prober.Floors{MultiStage: 40, SingleStage: 60}})
+	obs.Observe(event.Event{Kind: event.KindEngineFloors, Floors: event.Floors{MultiStage: 40, SingleStage: 60}})
 	for range 60 {
 		obs.Observe(probe(false, true))
 	}
@@ -52,8 +52,8 @@ func TestStatusShowsEachEnginesProgress(t *testing.T) {
 		obs.Observe(probe(true, true))
 	}
 	obs.Observe(probe(true, false))
-	obs.Observe(prober.Event{Kind: prober.KindProbed, Step: prober.StepNoScatter, Result: pinot.Result{Class: pinot.Success}})
-	obs.Observe(prober.Event{Kind: prober.KindEngineWarm, MultiStage: false, Lent: 1})
+	obs.Observe(event.Event{Kind: event.KindProbed, Step: event.StepNoScatter, Result: pinot.Result{Class: pinot.Success}})
+	obs.Observe(event.Event{Kind: event.KindEngineWarm, MultiStage: false, Lent: 1})
 
 	got := f.status(t).Engines
 	want := map[string]EngineStatus{
@@ -65,7 +65,7 @@ func TestStatusShowsEachEnginesProgress(t *testing.T) {
 	}
 
 	// A dropped query moves the shares; an engine already probed stays, share 0.
-	obs.Observe(prober.Event{Kind: prober.KindEngineFloors, Floors: prober.Floors{MultiStage: 0, SingleStage: 100}})
+	obs.Observe(event.Event{Kind: event.KindEngineFloors, Floors: event.Floors{MultiStage: 0, SingleStage: 100}})
 	got = f.status(t).Engines
 	if ms := got[EngineMultiStage]; ms.FloorShare != 0 || !ms.ShareMet || ms.ProbesSucceeded != 3 {
 		t.Errorf("multi_stage after its share went: %+v", ms)
@@ -76,8 +76,8 @@ func TestStatusShowsEachEnginesProgress(t *testing.T) {
 
 	// The next run starts with no engine; one never probed leaves with its share.
 	f.board.StartRun(now, now.Add(15*time.Second))
-	obs.Observe(prober.Event{Kind: prober.KindEngineFloors, Floors: prober.Floors{MultiStage: 40, SingleStage: 60}})
-	obs.Observe(prober.Event{Kind: prober.KindEngineFloors, Floors: prober.Floors{MultiStage: 0, SingleStage: 100}})
+	obs.Observe(event.Event{Kind: event.KindEngineFloors, Floors: event.Floors{MultiStage: 40, SingleStage: 60}})
+	obs.Observe(event.Event{Kind: event.KindEngineFloors, Floors: event.Floors{MultiStage: 0, SingleStage: 100}})
 	got = f.status(t).Engines
 	if _, has := got[EngineMultiStage]; has || got[EngineSingleStage].FloorShare != 100 || got[EngineSingleStage].ProbesSucceeded != 0 {
 		t.Errorf("second run, broker without the engine: engines %+v, want single_stage only, 0 of 100", got)
@@ -91,13 +91,13 @@ func TestStatusMarksTheMultiStageShapesPooled(t *testing.T) {
 	rec := Recorder{M: f.m, Board: f.board}
 	now := time.Now()
 	f.board.StartRun(now, now.Add(15*time.Second))
-	rec.Observe(prober.Event{Kind: prober.KindPlanned, Plan: prober.Plan{Queries: []string{"SELECT 1 FROM t", "SET useMultistageEngine=true; SELECT 1 FROM t"},
+	rec.Observe(event.Event{Kind: event.KindPlanned, Plan: prober.Plan{Queries: []string{"SELECT 1 FROM t", "SET useMultistageEngine=true; SELECT 1 FROM t"},
 		Shapes: []string{"agg", "mse_agg"}}})
 	want := []ShapeStatus{{Shape: "agg"}, {Shape: "mse_agg", Pooled: true}}
 	if got := f.status(t).Shapes; !slices.Equal(got, want) {
 		t.Errorf("shapes %+v, want %+v", got, want)
 	}
-	rec.Observe(prober.Event{Kind: prober.KindShapeWindow, Shape: judge.ShapeState{Shape: "mse_agg", Probes: 2, Latest: 40 * time.Millisecond, Best: 40 * time.Millisecond, Pooled: true}})
+	rec.Observe(event.Event{Kind: event.KindShapeWindow, Shape: event.ShapeState{Shape: "mse_agg", Probes: 2, Latest: 40 * time.Millisecond, Best: 40 * time.Millisecond, Pooled: true}})
 	if got := f.status(t).Shapes[1]; !got.Pooled || got.LatestMs != 40 {
 		t.Errorf("mse_agg after its engine's window: %+v", got)
 	}

@@ -4,7 +4,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/judge"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/event"
 )
 
 // ShapeStatus is one probe shape's convergence in /status.
@@ -35,7 +35,7 @@ type JITStatus struct {
 }
 
 // shapeWindow records a shape's state after one of its windows.
-func (r Recorder) shapeWindow(s judge.ShapeState) {
+func (r Recorder) shapeWindow(s event.ShapeState) {
 	r.M.setShape(s)
 	r.Board.Update(func(st *Status) {
 		for i := range st.Shapes {
@@ -49,7 +49,7 @@ func (r Recorder) shapeWindow(s judge.ShapeState) {
 }
 
 // jitRead records a reading of the JIT signal.
-func (r Recorder) jitRead(s judge.JITState) {
+func (r Recorder) jitRead(s event.JITState) {
 	if s.Known {
 		r.M.compileRate.WithLabelValues().Set(s.Rate)
 	}
@@ -92,7 +92,7 @@ func (r Recorder) planShapes(shapes, pooled []string) {
 	r.Board.Update(func(st *Status) { st.Shapes = list })
 }
 
-func (m *Metrics) setShape(s judge.ShapeState) {
+func (m *Metrics) setShape(s event.ShapeState) {
 	m.shapeLatency.WithLabelValues(s.Shape).Set(s.Latest.Seconds())
 	v := 0.0
 	if s.Converged {
@@ -101,7 +101,7 @@ func (m *Metrics) setShape(s judge.ShapeState) {
 	m.shapeConverged.WithLabelValues(s.Shape).Set(v)
 }
 
-func shapeStatus(s judge.ShapeState) ShapeStatus {
+func shapeStatus(s event.ShapeState) ShapeStatus {
 	return ShapeStatus{Shape: s.Shape, Probes: s.Probes, LatestMs: durationMs(s.Latest), BestMs: durationMs(s.Best),
 		InARow: s.InARow, Converged: s.Converged, Pooled: s.Pooled}
 }

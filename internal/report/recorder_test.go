@@ -19,7 +19,7 @@ import (
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/gatehttp"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/pinot"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober"
-	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/judge"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/event"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/selector"
 )
 
@@ -115,11 +115,11 @@ func TestRecorderFeedsStatusAndMetrics(t *testing.T) {
 	f.board.StartRun(now, now.Add(15*time.Second))
 	f.gate.SetPhase(gatehttp.PhaseWarming, "warming")
 	cov := selector.Coverage{Universe: []string{"s1", "s2"}, Uncovered: []string{"s2"}}
-	rec.Observe(prober.Event{Kind: prober.KindPlanned, Plan: prober.Plan{Tables: []selector.Table{{Name: "orders"}}, Queries: []string{"q1"}, Coverage: &cov}})
-	rec.Observe(prober.Event{Kind: prober.KindProbed, Step: prober.StepProbe, Result: pinot.Result{Class: pinot.Success}, Latency: 3 * time.Millisecond})
-	rec.Observe(prober.Event{Kind: prober.KindProbed, Step: prober.StepProbe, Result: pinot.Result{Class: pinot.Transient, Message: "error 427: servers not responding"}})
-	rec.Observe(prober.Event{Kind: prober.KindProbed, Step: prober.StepNoScatter, Result: pinot.Result{Class: pinot.Success}})
-	rec.Observe(prober.Event{Kind: prober.KindDropped, SQL: "SELECT x", Reason: "error 710: Unknown column"})
+	rec.Observe(event.Event{Kind: event.KindPlanned, Plan: prober.Plan{Tables: []selector.Table{{Name: "orders"}}, Queries: []string{"q1"}, Coverage: &cov}})
+	rec.Observe(event.Event{Kind: event.KindProbed, Step: event.StepProbe, Result: pinot.Result{Class: pinot.Success}, Latency: 3 * time.Millisecond})
+	rec.Observe(event.Event{Kind: event.KindProbed, Step: event.StepProbe, Result: pinot.Result{Class: pinot.Transient, Message: "error 427: servers not responding"}})
+	rec.Observe(event.Event{Kind: event.KindProbed, Step: event.StepNoScatter, Result: pinot.Result{Class: pinot.Success}})
+	rec.Observe(event.Event{Kind: event.KindDropped, SQL: "SELECT x", Reason: "error 710: Unknown column"})
 
 	s := f.status(t)
 	if s.Phase != gatehttp.PhaseWarming || s.ProbesSucceeded != 1 || s.ProbesFailed != 1 || s.NoScatterProbes != 1 ||
@@ -141,9 +141,9 @@ func TestRecorderFeedsStatusAndMetrics(t *testing.T) {
 func TestConvergenceMetricsArePromlintClean(t *testing.T) {
 	f := newFixture(t)
 	rec := Recorder{M: f.m, Board: f.board}
-	rec.Observe(prober.Event{Kind: prober.KindPlanned, Plan: prober.Plan{Custom: true, Queries: []string{"q1"}, Shapes: []string{"agg_metrics"}}})
-	rec.Observe(prober.Event{Kind: prober.KindShapeWindow, Shape: judge.ShapeState{Shape: "agg_metrics", Probes: 10, Latest: 12 * time.Millisecond, Best: 12 * time.Millisecond}})
-	rec.Observe(prober.Event{Kind: prober.KindJITRead, JIT: judge.JITState{Known: true, Rate: 0.4, Peak: 0.4}})
+	rec.Observe(event.Event{Kind: event.KindPlanned, Plan: prober.Plan{Custom: true, Queries: []string{"q1"}, Shapes: []string{"agg_metrics"}}})
+	rec.Observe(event.Event{Kind: event.KindShapeWindow, Shape: event.ShapeState{Shape: "agg_metrics", Probes: 10, Latest: 12 * time.Millisecond, Best: 12 * time.Millisecond}})
+	rec.Observe(event.Event{Kind: event.KindJITRead, JIT: event.JITState{Known: true, Rate: 0.4, Peak: 0.4}})
 	names := lintedNames(t, f.reg)
 	for _, want := range []string{"pinot_warmup_shape_latency_seconds", "pinot_warmup_shape_converged", "pinot_warmup_jvm_compile_rate"} {
 		if !names[want] {
@@ -161,15 +161,15 @@ func TestRecorderFollowsShapesAndTheJIT(t *testing.T) {
 	if n := testutil.CollectAndCount(f.m.compileRate); n != 0 {
 		t.Fatalf("compile rate has %d series before any reading, want absent", n)
 	}
-	rec.Observe(prober.Event{Kind: prober.KindPlanned, Plan: prober.Plan{Queries: []string{"a", "b", "c"}, Shapes: []string{"limit1", "limit1", "group_by"}}})
+	rec.Observe(event.Event{Kind: event.KindPlanned, Plan: prober.Plan{Queries: []string{"a", "b", "c"}, Shapes: []string{"limit1", "limit1", "group_by"}}})
 	if n := testutil.CollectAndCount(f.m.shapeConverged); n != 2 {
 		t.Fatalf("converged series = %d, want one per distinct shape", n)
 	}
 	if n := testutil.CollectAndCount(f.m.shapeLatency); n != 0 {
 		t.Fatalf("latency series = %d before any window, want none", n)
 	}
-	rec.Observe(prober.Event{Kind: prober.KindShapeWindow, Shape: judge.ShapeState{Shape: "group_by", Probes: 40, Latest: 21 * time.Millisecond, Best: 20 * time.Millisecond, InARow: 3, Converged: true}})
-	rec.Observe(prober.Event{Kind: prober.KindJITRead, JIT: judge.JITState{Known: true, Rate: 0.02, Peak: 0.5, QuietInARow: 1}})
+	rec.Observe(event.Event{Kind: event.KindShapeWindow, Shape: event.ShapeState{Shape: "group_by", Probes: 40, Latest: 21 * time.Millisecond, Best: 20 * time.Millisecond, InARow: 3, Converged: true}})
+	rec.Observe(event.Event{Kind: event.KindJITRead, JIT: event.JITState{Known: true, Rate: 0.02, Peak: 0.5, QuietInARow: 1}})
 
 	if v := testutil.ToFloat64(f.m.shapeLatency.WithLabelValues("group_by")); v != 0.021 {
 		t.Errorf("latency{group_by} = %v, want 0.021", v)
@@ -196,7 +196,7 @@ func TestRecorderFollowsShapesAndTheJIT(t *testing.T) {
 		t.Errorf("status JSON names: %s", body)
 	}
 
-	rec.Observe(prober.Event{Kind: prober.KindJITUnavailable, Err: errors.New("reading JVM metrics from http://127.0.0.1:8008/metrics: HTTP 404")})
+	rec.Observe(event.Event{Kind: event.KindJITUnavailable, Err: errors.New("reading JVM metrics from http://127.0.0.1:8008/metrics: HTTP 404")})
 	if n := testutil.CollectAndCount(f.m.compileRate); n != 0 {
 		t.Errorf("compile rate still exported after the signal was dropped")
 	}
@@ -206,7 +206,7 @@ func TestRecorderFollowsShapesAndTheJIT(t *testing.T) {
 
 	// A new run starts its shapes afresh and keeps the exit rule.
 	f.board.StartRun(now, now.Add(15*time.Second))
-	rec.Observe(prober.Event{Kind: prober.KindPlanned, Plan: prober.Plan{Custom: true, Queries: []string{"x"}}})
+	rec.Observe(event.Event{Kind: event.KindPlanned, Plan: prober.Plan{Custom: true, Queries: []string{"x"}}})
 	st := f.board.Snapshot(f.gate)
 	if len(st.Shapes) != 1 || st.Shapes[0].Shape != "custom_1" || st.JIT != nil || st.Exit != "converged" {
 		t.Errorf("after a new run: shapes %+v jit %+v exit %q", st.Shapes, st.JIT, st.Exit)
@@ -221,9 +221,9 @@ func TestRecorderLabelsTheEngine(t *testing.T) {
 	f := newFixture(t)
 	rec := Recorder{M: f.m, Board: NewStatusBoard(true, 10, time.Second, time.Now)}
 	ok := pinot.Result{Class: pinot.Success}
-	rec.Observe(prober.Event{Kind: prober.KindProbed, SQL: "SELECT 1 FROM t", Step: prober.StepProbe, Result: ok, Latency: time.Millisecond})
-	rec.Observe(prober.Event{Kind: prober.KindProbed, SQL: "SET useMultistageEngine=true; SELECT 1 FROM t", Step: prober.StepProbe, Result: ok, Latency: time.Millisecond, MultiStage: true})
-	rec.Observe(prober.Event{Kind: prober.KindProbed, SQL: "SET useMultistageEngine=true; SELECT 2 FROM t", Step: prober.StepProbe,
+	rec.Observe(event.Event{Kind: event.KindProbed, SQL: "SELECT 1 FROM t", Step: event.StepProbe, Result: ok, Latency: time.Millisecond})
+	rec.Observe(event.Event{Kind: event.KindProbed, SQL: "SET useMultistageEngine=true; SELECT 1 FROM t", Step: event.StepProbe, Result: ok, Latency: time.Millisecond, MultiStage: true})
+	rec.Observe(event.Event{Kind: event.KindProbed, SQL: "SET useMultistageEngine=true; SELECT 2 FROM t", Step: event.StepProbe,
 		Result: pinot.Result{Class: pinot.Transient}, Latency: time.Millisecond, MultiStage: true})
 	for series, want := range map[[2]string]float64{
 		{ResultSuccess, EngineSingleStage}: 1,
@@ -246,11 +246,11 @@ func TestRecorderLabelsTheEngine(t *testing.T) {
 func TestEngineFoundAfterThePlanReachesStatusAndLog(t *testing.T) {
 	f := newFixture(t)
 	var logs bytes.Buffer
-	obs := prober.Observers{Recorder{M: f.m, Board: f.board}, NewLogObserver(slog.New(slog.NewTextHandler(&logs, nil)))}
+	obs := event.Observers{Recorder{M: f.m, Board: f.board}, NewLogObserver(slog.New(slog.NewTextHandler(&logs, nil)))}
 	now := time.Now()
 	f.board.StartRun(now, now.Add(15*time.Second))
-	obs.Observe(prober.Event{Kind: prober.KindPlanned, Plan: prober.Plan{Custom: true, Queries: []string{"q1"}, Engine: prober.Engine{MultiStage: true, Found: "not known yet"}}})
-	obs.Observe(prober.Event{Kind: prober.KindEngineFound, Engine: prober.Engine{MultiStage: true, Found: "the broker serves the multi-stage engine"}})
+	obs.Observe(event.Event{Kind: event.KindPlanned, Plan: prober.Plan{Custom: true, Queries: []string{"q1"}, Engine: prober.Engine{MultiStage: true, Found: "not known yet"}}})
+	obs.Observe(event.Event{Kind: event.KindEngineFound, Engine: prober.Engine{MultiStage: true, Found: "the broker serves the multi-stage engine"}})
 
 	s := f.status(t)
 	if s.MultiStage == nil || !s.MultiStage.MultiStage || s.MultiStage.Found != "the broker serves the multi-stage engine" {
@@ -264,8 +264,8 @@ func TestEngineFoundAfterThePlanReachesStatusAndLog(t *testing.T) {
 // The engine that lends its workers says so once in the log, through the run's fan-out.
 func TestEngineWarmIsLogged(t *testing.T) {
 	var logs bytes.Buffer
-	obs := prober.Observers{NewLogObserver(slog.New(slog.NewTextHandler(&logs, nil)))}
-	obs.Observe(prober.Event{Kind: prober.KindEngineWarm, MultiStage: false, Lent: 2})
+	obs := event.Observers{NewLogObserver(slog.New(slog.NewTextHandler(&logs, nil)))}
+	obs.Observe(event.Event{Kind: event.KindEngineWarm, MultiStage: false, Lent: 2})
 	want := `msg="engine warm: its other workers help the engine still warming" engine=single-stage workers_lent=2`
 	if !strings.Contains(logs.String(), want) {
 		t.Errorf("log:\n%s\nwant %s", logs.String(), want)

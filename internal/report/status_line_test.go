@@ -10,6 +10,7 @@ import (
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/gatehttp"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/pinot"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/event"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/judge"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/selector"
 )
@@ -30,9 +31,9 @@ func TestStatusSaysInOneLineWhatWasDecided(t *testing.T) {
 	plan.Add("agg_metrics", `SELECT COUNT(*) FROM "orders_OFFLINE"`)
 	plan.Add("percentile", `SELECT PERCENTILE("amount", 95) FROM "orders_OFFLINE"`)
 	plan.Add(prober.ShapeLimit1, `SELECT * FROM "clicks_REALTIME" LIMIT 1`)
-	rec.Observe(prober.Event{Kind: prober.KindPlanned, Plan: plan})
-	rec.Observe(prober.Event{Kind: prober.KindEngineFound, Engine: prober.Engine{Found: "the broker's multi-stage engine is not enabled (error 450: InternalError: V2 Multi-Stage query engine not enabled.)"}})
-	rec.Observe(prober.Event{Kind: prober.KindDropped, SQL: `SELECT PERCENTILE("amount", 95) FROM "orders_OFFLINE"`, Reason: "no success in 3 probes (last: probe timed out)"})
+	rec.Observe(event.Event{Kind: event.KindPlanned, Plan: plan})
+	rec.Observe(event.Event{Kind: event.KindEngineFound, Engine: prober.Engine{Found: "the broker's multi-stage engine is not enabled (error 450: InternalError: V2 Multi-Stage query engine not enabled.)"}})
+	rec.Observe(event.Event{Kind: event.KindDropped, SQL: `SELECT PERCENTILE("amount", 95) FROM "orders_OFFLINE"`, Reason: "no success in 3 probes (last: probe timed out)"})
 	if s := f.status(t); !strings.HasPrefix(s.Decided, "warming; ") {
 		t.Errorf("while warming: %q", s.Decided)
 	}
@@ -72,8 +73,8 @@ func TestDropLogSaysWhy(t *testing.T) {
 	} {
 		var buf bytes.Buffer
 		o := NewLogObserver(slog.New(slog.NewJSONHandler(&buf, nil)))
-		o.Observe(prober.Event{Kind: prober.KindPlanned, Plan: prober.Plan{Coverage: &selector.Coverage{}}})
-		o.Observe(prober.Event{Kind: prober.KindDropped, SQL: "SELECT 1 FROM t", Reason: reason})
+		o.Observe(event.Event{Kind: event.KindPlanned, Plan: prober.Plan{Coverage: &selector.Coverage{}}})
+		o.Observe(event.Event{Kind: event.KindDropped, SQL: "SELECT 1 FROM t", Reason: reason})
 		if !strings.Contains(buf.String(), `"msg":"`+want+`"`) {
 			t.Errorf("reason %q logged\n%s\nwant %q", reason, buf.String(), want)
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/backoff"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/pinot"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/plan"
 )
 
 // early warms the broker's planners while the sidecar waits for /health 200: a
@@ -43,7 +44,7 @@ func (s *Supervisor) startEarly(ctx context.Context) *early {
 	ctx, cancel := context.WithCancel(ctx)
 	e := &early{log: s.Log, cancel: cancel}
 	queries := []string{prober.NoScatterSQL}
-	if prober.SendsMultiStage(s.Opts.Settings) {
+	if plan.SendsMultiStage(s.Opts.Settings.Plan()) {
 		queries = []string{prober.MultiStageSQL, prober.NoScatterSQL}
 	}
 	timeout := s.Opts.Settings.ProbeTimeout

@@ -5,15 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"github.com/warmup-sidecar/warmup-sidecar/internal/report"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/gatehttp"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/event"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/judge"
+	"golang.org/x/sync/errgroup"
 	"log/slog"
 	"strconv"
 	"time"
-
-	"golang.org/x/sync/errgroup"
-
-	"github.com/warmup-sidecar/warmup-sidecar/pkg/gatehttp"
-	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober"
-	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/judge"
 )
 
 var errBrokerGone = errors.New("broker went away during warmup")
@@ -41,9 +40,9 @@ func (s *Supervisor) warmOnce(ctx context.Context, lt *lifetime) runEnd {
 	settings.RunID = strconv.FormatInt(start.UnixMilli(), 36)
 	quotas, _ := s.Broker.(prober.QuotaSource) // *pinot.Client: pace probes under table quotas
 	p := &prober.Prober{
-		Broker:   s.Broker,
-		Planner:  prober.Planner{Catalog: s.Broker, Settings: settings},
-		Observer: prober.Observers{report.Recorder{M: s.Metrics, Board: s.Board}, report.NewLogObserver(s.Log)},
+		Broker:  s.Broker,
+		Catalog: s.Broker, Settings: settings,
+		Observer: event.Observers{report.Recorder{M: s.Metrics, Board: s.Board}, report.NewLogObserver(s.Log)},
 		Quotas:   quotas,
 		Compile:  s.Compile,
 		Now:      s.Now,

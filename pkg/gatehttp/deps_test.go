@@ -1,21 +1,17 @@
 package gatehttp
 
 import (
-	"os/exec"
-	"strings"
 	"testing"
+
+	"github.com/warmup-sidecar/warmup-sidecar/internal/gofiles"
 )
 
 // The gate package serves a gate: the sidecar's run state and its prober
 // observer live in internal/report, so the gate links neither the prober nor
 // the Pinot client.
 func TestGateLinksNeitherProberNorPinot(t *testing.T) {
-	out, err := exec.Command("go", "list", "-deps", ".").Output()
-	if err != nil {
-		t.Fatalf("go list -deps: %v", err)
-	}
 	const module = "github.com/warmup-sidecar/warmup-sidecar/"
-	for _, p := range strings.Fields(string(out)) {
+	for _, p := range gofiles.Deps(t, ".", module+"pkg/gatehttp") {
 		for _, banned := range []string{module + "pkg/prober", module + "pkg/pinot"} {
 			if p == banned {
 				t.Errorf("pkg/gatehttp depends on %s", p)

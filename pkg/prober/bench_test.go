@@ -9,16 +9,13 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/time/rate"
-
 	"github.com/warmup-sidecar/warmup-sidecar/internal/fakepinot"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/pinot"
-	"github.com/warmup-sidecar/warmup-sidecar/pkg/selector"
-	"github.com/warmup-sidecar/warmup-sidecar/pkg/sqltext"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/event"
 )
 
 // nobody hears a run's events.
-var nobody = ObserverFunc(func(Event) {})
+var nobody = event.ObserverFunc(func(event.Event) {})
 
 // BenchmarkProbeLoop measures the sidecar's own cost per probe: a full run with
 // floor b.N against a loopback broker that answers a canned Pinot success at once
@@ -42,8 +39,8 @@ func BenchmarkProbeLoop(b *testing.B) {
 	for _, conc := range []int{1, 8} {
 		b.Run(fmt.Sprintf("concurrency=%d", conc), func(b *testing.B) {
 			p := &Prober{
-				Broker:   client,
-				Planner:  Planner{Catalog: client, Settings: Settings{MinIterations: b.N, MaxTables: 5, Concurrency: conc, ProbeTimeout: 5 * time.Second, Tables: []string{"orders", "clicks"}}},
+				Broker:  client,
+				Catalog: client, Settings: Settings{MinIterations: b.N, MaxTables: 5, Concurrency: conc, ProbeTimeout: 5 * time.Second, Tables: []string{"orders", "clicks"}},
 				Observer: nobody,
 			}
 			b.ReportAllocs()
@@ -57,26 +54,5 @@ func BenchmarkProbeLoop(b *testing.B) {
 			}
 			b.ReportMetric(float64(rep.Succeeded)/elapsed.Seconds(), "probes/s")
 		})
-	}
-}
-
-// BenchmarkPacerRound measures the pacer's own cost per probe on the hot path: a
-// round of 8 picked from two tables, one under a quota far above the probe rate
-// (so it never holds a probe back), and each probe's reserve.
-func BenchmarkPacerRound(b *testing.B) {
-	queries := []string{`SELECT * FROM "a_OFFLINE" LIMIT 1`, `SELECT * FROM "b_OFFLINE" LIMIT 1`}
-	tables := map[string][]string{}
-	for _, q := range queries {
-		tables[q] = TypedCandidates(sqltext.Tables(q))
-	}
-	p := newPacer(time.Now, tables)
-	p.limits["a_OFFLINE"] = rate.NewLimiter(1e12, 1)
-	rot := selector.NewRotation(queries, 0)
-	b.ReportAllocs()
-	for b.Loop() {
-		batch, _ := p.pick(rot, 8, len(queries))
-		for _, q := range batch {
-			p.reserve(q)
-		}
 	}
 }

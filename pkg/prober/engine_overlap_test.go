@@ -53,7 +53,7 @@ func runClocked(t *testing.T, eb *engineBroker, s Settings, budget time.Duration
 	b := &clockedBroker{engineBroker: eb, start: time.Now(), detectDelay: 300 * time.Millisecond}
 	rec := &recorder{}
 	s.Concurrency = 2
-	p := &Prober{Broker: b, Planner: Planner{Catalog: schemaCatalog{}, Settings: s}, Observer: rec}
+	p := &Prober{Broker: b, Catalog: schemaCatalog{}, Settings: s, Observer: rec}
 	return p.Run(context.Background(), time.Now().Add(budget)), rec, b
 }
 

@@ -7,7 +7,7 @@ import (
 
 	"github.com/warmup-sidecar/warmup-sidecar/internal/fakepinot"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/pinot"
-	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/judge"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/event"
 )
 
 const ms = time.Millisecond
@@ -17,10 +17,10 @@ type recorder struct {
 	mu      sync.Mutex
 	plans   []Plan
 	retries []error
-	events  []Event // KindProbed
+	events  []event.Event // KindProbed
 	dropped map[string]string
-	windows []judge.ShapeState
-	jit     []judge.JITState
+	windows []event.ShapeState
+	jit     []event.JITState
 	jitErrs []error
 	warm    []engineWarm
 	engines []Engine
@@ -36,36 +36,36 @@ type engineWarm struct {
 }
 
 // Observe keeps the event by its kind.
-func (r *recorder) Observe(e Event) {
+func (r *recorder) Observe(e event.Event) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	switch e.Kind {
-	case KindEngineFloors:
+	case event.KindEngineFloors:
 		r.floors = append(r.floors, [2]int64{e.Floors.MultiStage, e.Floors.SingleStage})
-	case KindEngineFound:
+	case event.KindEngineFound:
 		r.engines = append(r.engines, e.Engine)
-	case KindEngineWarm:
+	case event.KindEngineWarm:
 		r.warm = append(r.warm, engineWarm{e.MultiStage, e.Lent})
-	case KindShapeWindow:
+	case event.KindShapeWindow:
 		r.windows = append(r.windows, e.Shape)
-	case KindJITRead:
+	case event.KindJITRead:
 		r.jit = append(r.jit, e.JIT)
-	case KindJITUnavailable:
+	case event.KindJITUnavailable:
 		r.jitErrs = append(r.jitErrs, e.Err)
-	case KindJITReadFailed:
+	case event.KindJITReadFailed:
 		r.jitFails = append(r.jitFails, e.InARow)
-	case KindPlanned:
+	case event.KindPlanned:
 		r.plans = append(r.plans, e.Plan)
-	case KindPlanRetry:
+	case event.KindPlanRetry:
 		r.retries = append(r.retries, e.Err)
-	case KindProbed:
+	case event.KindProbed:
 		r.events = append(r.events, e)
-	case KindDropped:
+	case event.KindDropped:
 		if r.dropped == nil {
 			r.dropped = map[string]string{}
 		}
 		r.dropped[e.SQL] = e.Reason
-	case KindPaced:
+	case event.KindPaced:
 		if r.paced == nil {
 			r.paced = map[string][2]float64{}
 		}
@@ -88,7 +88,7 @@ func (r *recorder) count(step string, class pinot.Class) int {
 // cluster starts the three-server fake and returns a prober over it. The fake
 // plays a broker without the multi-stage engine and a controller without
 // schemas, so these tests check the run's mechanics over the LIMIT 1 plan, one
-// query per leg; plan_default_test.go plans over the fake's defaults.
+// query per leg; plan/schema_test.go plans over the fake's defaults.
 func cluster(t *testing.T, s Settings) (*Prober, *fakepinot.Broker, *fakepinot.Controller, *recorder) {
 	t.Helper()
 	b := fakepinot.NewBroker(fakepinot.ThreeServers())
@@ -108,5 +108,5 @@ func cluster(t *testing.T, s Settings) (*Prober, *fakepinot.Broker, *fakepinot.C
 	}
 	cl := pinot.New(pinot.Options{BrokerURL: b.URL(), ControllerURL: c.URL()})
 	rec := &recorder{}
-	return &Prober{Broker: cl, Planner: Planner{Catalog: cl, Settings: s}, Observer: rec}, b, c, rec
+	return &Prober{Broker: cl, Catalog: cl, Settings: s, Observer: rec}, b, c, rec
 }

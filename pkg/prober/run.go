@@ -4,46 +4,51 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/backoff"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/event"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/judge"
-	"github.com/warmup-sidecar/warmup-sidecar/pkg/selector"
-	"github.com/warmup-sidecar/warmup-sidecar/pkg/sqltext"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/plan"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/schedule"
 )
 
 // Prober runs warmups. Every dependency is injected; Broker is required, and
-// Planner.Catalog is unless Settings.Queries are given.
+// Catalog is unless Settings.Queries are given.
 type Prober struct {
 	// Broker runs the probes.
 	Broker Broker
-	// Planner chooses what to probe; its Settings are the run's.
-	Planner Planner
+	// Catalog lists tables and routing for the plan (pkg/prober/plan); needed
+	// for the default probe only.
+	Catalog Catalog
+	// Settings are the run's.
+	Settings Settings
 	// Observer hears the run's events; nil: nobody listens.
-	Observer Observer
+	Observer event.Observer
 	// Quotas, if set, is asked each probed table's query quota once the plan is
 	// known, and probes are paced under it; nil: no pacing.
 	Quotas QuotaSource
 	// Compile, if set, reads the broker JVM's JIT compile time during the run
-	// (schedule_jit.go); with ExitConverged a quiet compiler is then part of warm.
+	// (pkg/prober/schedule/jit.go); with ExitConverged a quiet compiler is then part of warm.
 	Compile CompileTimeSource
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 }
 
 // ErrAllQueriesDropped ends a run whose every custom query was dropped.
-var ErrAllQueriesDropped = errors.New("every custom query was dropped: the broker cannot compile it, or it never succeeds")
+var ErrAllQueriesDropped = schedule.ErrAllQueriesDropped
 
-// errOutcomeKnown cuts the probes still in flight when a run has its outcome.
-var errOutcomeKnown = errors.New("the run has its outcome")
+// ErrAllProbesDropped ends a run whose every generated probe was rejected.
+var ErrAllProbesDropped = schedule.ErrAllProbesDropped
 
 // ErrNoBroker ends a run of a Prober without a Broker.
 var ErrNoBroker = errors.New("no broker to probe: Prober.Broker is nil")
 
 // Run performs one warmup that ends by deadline at the latest: in-flight probes
-// are cancelled then, and a panic inside the run becomes outcome failed.
+// are cancelled then, and a panic inside the run becomes outcome failed. It
+// wires the run's rooms: the plan (pkg/prober/plan) says what to send, the
+// schedule (pkg/prober/schedule) sends it, and the judge (pkg/prober/judge),
+// fed every event, says when the broker is warm.
 func (p *Prober) Run(ctx context.Context, deadline time.Time) (rep Report) {
 	if p.Broker == nil {
 		return Report{Outcome: OutcomeFailed, Err: ErrNoBroker}
@@ -53,48 +58,40 @@ func (p *Prober) Run(ctx context.Context, deadline time.Time) (rep Report) {
 		pd.Now = time.Now
 	}
 	if pd.Observer == nil {
-		pd.Observer = Observers{}
+		pd.Observer = event.Observers{}
 	}
-	pd.Planner.Settings = pd.Planner.Settings.withDefaults()
+	pd.Settings = pd.Settings.withDefaults()
 	now := pd.Now
 	start := now()
 	ctx, cancel := context.WithDeadline(ctx, deadline)
 	defer cancel()
-	s := pd.Planner.Settings
-	r := &run{p: &pd, s: s, deadline: deadline, now: now, j: judge.New(judge.Rules{
-		Floor: s.MinIterations, Exit: s.Exit, Converge: s.Converge, JIT: s.JIT, Budget: deadline.Sub(start)})}
+	s := pd.Settings
+	j := judge.New(judge.Rules{Floor: s.MinIterations, Exit: s.Exit, Converge: s.Converge, JIT: s.JIT, Budget: deadline.Sub(start)})
+	r := &run{p: &pd, s: s, planner: plan.Planner{Catalog: pd.Catalog, Settings: s.Plan()}, deadline: deadline, now: now,
+		sched: &schedule.Schedule{Broker: pd.Broker, Observer: pd.Observer, Judge: j, Quotas: pd.Quotas, Compile: pd.Compile,
+			Settings: schedule.Settings{Concurrency: s.Concurrency, ProbeTimeout: s.ProbeTimeout, NoScatterProbes: s.NoScatterProbes, RunID: s.RunID},
+			Deadline: deadline, Now: now}}
 	defer func() {
 		if v := recover(); v != nil {
 			rep = Report{Outcome: OutcomeFailed, Err: fmt.Errorf("warmup panicked: %v", v)}
 		}
-		rep.Succeeded, rep.Failed = r.j.Counts()
+		rep.Succeeded, rep.Failed = j.Counts()
 		rep.Duration = now().Sub(start)
 	}()
-	stop := r.watchJIT(ctx)
+	stop := r.sched.WatchJIT(ctx)
 	defer stop()
 	return r.do(ctx)
 }
 
+// run is one Run's wiring: the plan made (retried), the engine found beside
+// it, then the schedule.
 type run struct {
 	p        *Prober
 	s        Settings
+	planner  plan.Planner // its Engine is set while the engine is not known
+	sched    *schedule.Schedule
 	deadline time.Time
 	now      func() time.Time
-	pace     *pacer // nil until the plan is known
-
-	// j judges the run's evidence: the floor, convergence, the JIT signal,
-	// the give-up rule. It is told the plan before any probe.
-	j       *judge.Judge
-	shapeOf map[string]string // sql → shape
-	shapes  []string
-	// fallback: the chosen legs, probed with LIMIT 1 once a default plan's
-	// every shape is dropped (schedule_lanes.go fallBack).
-	fallback []string
-
-	mse map[string]bool // the plan's multi-stage queries (fixed once planned)
-
-	panicked atomic.Pointer[any] // first panic of a probe goroutine
-	seq      atomic.Uint64
 }
 
 func (r *run) do(ctx context.Context) Report {
@@ -102,76 +99,58 @@ func (r *run) do(ctx context.Context) Report {
 	// side: each waits on the broker or the controller, not on the others.
 	found := r.findEngine(ctx)
 	if r.mayProbeMultiStage() {
-		r.p.Planner.Engine = Engine{MultiStage: true, Found: engineUnknown}
+		r.planner.Engine = Engine{MultiStage: true, Found: engineUnknown}
 	}
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		defer r.catch()
-		r.noScatter(ctx)
-	}()
-	plan, err := r.plan(ctx)
-	wg.Wait()
-	r.rethrow()
+	noScatterDone := r.sched.NoScatter(ctx)
+	pl, err := r.plan(ctx)
+	noScatterDone()
 	if err != nil {
 		// No plan: still say what the engine answered, if it has (it had a
 		// fifth of the budget while the planning retried).
 		select {
 		case e := <-found:
-			r.engineFound(e)
+			r.sched.EngineFound(e)
 		default:
 		}
 	}
-	if errors.Is(err, ErrNoCatalog) {
+	if errors.Is(err, plan.ErrNoCatalog) {
 		return Report{Outcome: OutcomeFailed, Err: err}
 	}
 	if err != nil {
-		return Report{Outcome: OutcomeBudgetExpired, Err: err, Plan: plan}
+		return Report{Outcome: OutcomeBudgetExpired, Err: err, Plan: pl}
 	}
 	// The single-stage probes need not wait for a cold multi-stage engine when
-	// it has workers of its own (schedule_lanes.go); otherwise the plan waits for it.
-	// r.mse is found once, on the plan as made: a broker without the engine
-	// only removes queries from it.
-	r.mse = multiStageQueries(plan.Queries)
+	// it has workers of its own (a lane per engine); otherwise the plan waits for it.
 	var pending <-chan Engine
 	select {
 	case e := <-found:
-		plan = r.knowEngine(plan, e)
+		pl = r.knowEngine(pl, e)
 	default:
-		if plan.Custom || !splitsEngines(multiStageCount(plan.Queries), len(plan.Queries), r.s.Concurrency) {
-			plan = r.knowEngine(plan, awaitEngine(ctx, found))
+		if pl.Custom || schedule.MultiStageWorkers(pl.Queries, r.s.Concurrency) == 0 {
+			pl = r.knowEngine(pl, awaitEngine(ctx, found))
 		} else {
 			pending = found
 		}
 	}
-	r.p.Observer.Observe(Event{Kind: KindPlanned, Plan: plan})
-	r.shapeOf, r.shapes = plan.shapeIndex()
-	if !plan.Custom {
-		r.fallback = selector.Legs(plan.Tables)
-		for _, leg := range r.fallback {
-			if q := DefaultProbe(leg); r.shapeOf[q] == "" {
-				r.shapeOf[q] = ShapeLimit1 // known before the workers share the map
-			}
-		}
+	return report(r.sched.Probe(ctx, pl, pending))
+}
+
+// report is the run's Report of how the schedule ended.
+func report(e schedule.End) Report {
+	rep := Report{Outcome: OutcomeBudgetExpired, Err: e.Err, Reason: e.Reason, Plan: e.Plan}
+	switch {
+	case e.Err != nil:
+		rep.Outcome = OutcomeFailed
+	case e.Warm:
+		rep.Outcome = OutcomeWarm
 	}
-	r.tellFloors(r.j.Planned(r.mse, plan.Queries))
-	r.j.Track(r.shapes)
-	for _, q := range plan.Queries {
-		r.j.Add(r.shapeOf[q], legOf(q), q) // each table leg's query judged on its own
-	}
-	r.j.Pool(plan.MultiStageShapes()) // one engine's evidence (judge/converge_pool.go)
-	r.pace = r.pacing(ctx, plan)
-	if plan.Custom {
-		return r.custom(ctx, plan)
-	}
-	return r.defaults(ctx, plan, pending)
+	return rep
 }
 
 // knowEngine reports the engine and fits the plan to it.
-func (r *run) knowEngine(plan Plan, e Engine) Plan {
-	r.engineFound(e)
-	return plan.withEngine(e)
+func (r *run) knowEngine(pl Plan, e Engine) Plan {
+	r.sched.EngineFound(e)
+	return pl.WithEngine(e)
 }
 
 // plan retries with backoff until a plan exists or the deadline passes.
@@ -181,39 +160,19 @@ func (r *run) plan(ctx context.Context) (Plan, error) {
 	// answered 503" says more than "context deadline exceeded".
 	var cause error
 	for {
-		plan, err := r.p.Planner.Plan(ctx)
-		if err == nil || errors.Is(err, ErrNoCatalog) {
-			return plan, err
+		pl, err := r.planner.Plan(ctx)
+		if err == nil || errors.Is(err, plan.ErrNoCatalog) {
+			return pl, err
 		}
 		if ctx.Err() == nil || cause == nil {
 			cause = err
 		}
 		if ctx.Err() != nil {
-			return plan, fmt.Errorf("budget ran out before a plan could be made: %w", cause)
+			return pl, fmt.Errorf("budget ran out before a plan could be made: %w", cause)
 		}
-		r.p.Observer.Observe(Event{Kind: KindPlanRetry, Err: err})
+		r.p.Observer.Observe(event.Event{Kind: event.KindPlanRetry, Err: err})
 		if !b.Sleep(ctx) {
-			return plan, fmt.Errorf("budget ran out before a plan could be made: %w", cause)
+			return pl, fmt.Errorf("budget ran out before a plan could be made: %w", cause)
 		}
 	}
-}
-
-// check ends the run on the judge's verdict, or the deadline.
-func (r *run) check(ctx context.Context, plan Plan) (Report, bool) {
-	if r.j.Warm() {
-		return Report{Outcome: OutcomeWarm, Plan: plan, Reason: r.j.Reason(true)}, true
-	}
-	if ctx.Err() != nil || !r.now().Before(r.deadline) {
-		return Report{Outcome: OutcomeBudgetExpired, Plan: plan, Reason: r.j.Reason(false)}, true
-	}
-	return Report{}, false
-}
-
-// legOf is the table a query probes first (the typed leg of a generated
-// probe, the left side of a join); "" when it names none.
-func legOf(sql string) string {
-	if ts := sqltext.Tables(sql); len(ts) > 0 {
-		return ts[0]
-	}
-	return ""
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/warmup-sidecar/warmup-sidecar/internal/fakepinot"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/judge"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/plan"
 )
 
 // simClock is the run's clock in these tests: it moves only when the fake broker
@@ -157,17 +158,17 @@ func TestConvergedExitIgnoresADroppedQueryShape(t *testing.T) {
 
 func TestPlanNamesShapes(t *testing.T) {
 	p, _, _, _ := cluster(t, Settings{MaxTables: 5})
-	plan, err := p.Planner.Plan(context.Background())
+	made, err := plan.Planner{Catalog: p.Catalog, Settings: p.Settings.Plan()}.Plan(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(plan.Shapes) != len(plan.Queries) || len(plan.Queries) != 3 {
-		t.Fatalf("queries %q shapes %q, want 3 of each", plan.Queries, plan.Shapes)
+	if len(made.Shapes) != len(made.Queries) || len(made.Queries) != 3 {
+		t.Fatalf("queries %q shapes %q, want 3 of each", made.Queries, made.Shapes)
 	}
-	if got := plan.ShapeNames(); len(got) != 1 || got[0] != ShapeLimit1 {
+	if got := made.ShapeNames(); len(got) != 1 || got[0] != ShapeLimit1 {
 		t.Errorf("default probe shapes %q, want [limit1] across every leg", got)
 	}
-	custom, _ := Planner{Settings: Settings{Queries: []string{"SELECT 1 FROM a", "SELECT 2 FROM b"}}}.Plan(context.Background())
+	custom, _ := plan.Planner{Settings: plan.Settings{Queries: []string{"SELECT 1 FROM a", "SELECT 2 FROM b"}}}.Plan(context.Background())
 	if got := strings.Join(custom.ShapeNames(), ","); got != "custom_1,custom_2" {
 		t.Errorf("custom shapes %q", got)
 	}

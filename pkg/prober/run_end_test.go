@@ -36,8 +36,8 @@ func (b *stuckOnceBroker) Query(ctx context.Context, q pinot.Query) pinot.Result
 // cut by the outcome is no failure of the broker's.
 func TestARunEndsWhenItHasItsOutcomeNotWhenItsLastProbeAnswers(t *testing.T) {
 	b := &stuckOnceBroker{stuck: "users"}
-	p := &Prober{Broker: b, Planner: Planner{Catalog: schemaCatalog{}, Settings: Settings{
-		MinIterations: 20, Concurrency: 2, MultiStage: EngineOff, Shapes: ShapesLimit1, ProbeTimeout: 5 * time.Second}}}
+	p := &Prober{Broker: b, Catalog: schemaCatalog{}, Settings: Settings{
+		MinIterations: 20, Concurrency: 2, MultiStage: EngineOff, Shapes: ShapesLimit1, ProbeTimeout: 5 * time.Second}}
 	start := time.Now()
 	rep := p.Run(context.Background(), start.Add(3*time.Second))
 	took := time.Since(start)

@@ -3,10 +3,8 @@ package prober
 import (
 	"context"
 	"fmt"
-	"slices"
 
-	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/judge"
-	"github.com/warmup-sidecar/warmup-sidecar/pkg/sqltext"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/plan"
 )
 
 // findEngine starts finding the run's engine with at most a fifth of the time
@@ -26,7 +24,7 @@ func (r *run) findEngine(ctx context.Context) <-chan Engine {
 				e.Found = fmt.Sprintf("finding the multi-stage engine panicked: %v", v)
 			}
 		}()
-		e = FindEngine(dctx, r.p.Broker, r.s)
+		e = plan.FindEngine(dctx, r.p.Broker, r.s.Plan())
 	}()
 	return out
 }
@@ -34,17 +32,11 @@ func (r *run) findEngine(ctx context.Context) <-chan Engine {
 // mayProbeMultiStage: the run may send multi-stage probes of its own, so the
 // plan is made with them until the engine is known.
 func (r *run) mayProbeMultiStage() bool {
-	floorless := r.s.MinIterations == 0 && r.s.Exit != judge.ExitConverged
-	return r.s.MultiStage != EngineOff && len(r.s.Queries) == 0 && !floorless
+	return r.s.MultiStage != EngineOff && len(r.s.Queries) == 0 && !r.s.Plan().NothingToWarm
 }
 
 // engineUnknown is the plan's engine while the detection probe has no answer.
 const engineUnknown = "not known yet: waiting for the first multi-stage answer"
-
-// engineFound tells the observer, once per run, what the run found.
-func (r *run) engineFound(e Engine) {
-	r.p.Observer.Observe(Event{Kind: KindEngineFound, Engine: e})
-}
 
 // awaitEngine waits for the engine within ctx.
 func awaitEngine(ctx context.Context, found <-chan Engine) Engine {
@@ -54,10 +46,4 @@ func awaitEngine(ctx context.Context, found <-chan Engine) Engine {
 	case <-ctx.Done():
 		return Engine{Found: "the budget ran out before the multi-stage engine was found"}
 	}
-}
-
-// multiStageCount counts the queries (repeats included, as newLanes does) that
-// run on the multi-stage engine.
-func multiStageCount(queries []string) int {
-	return len(slices.DeleteFunc(slices.Clone(queries), func(q string) bool { return !sqltext.MultiStage(q) }))
 }

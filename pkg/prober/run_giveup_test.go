@@ -61,7 +61,7 @@ func runScript(t *testing.T, b *scriptBroker, s Settings, budget time.Duration) 
 	if s.Concurrency == 0 {
 		s.Concurrency = 4
 	}
-	p := &Prober{Broker: b, Planner: Planner{Catalog: schemaCatalog{}, Settings: s}, Observer: rec}
+	p := &Prober{Broker: b, Catalog: schemaCatalog{}, Settings: s, Observer: rec}
 	return p.Run(context.Background(), time.Now().Add(budget)), rec
 }
 

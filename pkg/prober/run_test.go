@@ -8,6 +8,8 @@ import (
 
 	"github.com/warmup-sidecar/warmup-sidecar/internal/fakepinot"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/pinot"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/event"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/plan"
 )
 
 func TestRunReachesFloorOverCoverTables(t *testing.T) {
@@ -64,7 +66,7 @@ func TestRunNoScatterStepComesFirstAndDoesNotCount(t *testing.T) {
 	if rep.Succeeded < 5 || rep.Succeeded > 7 {
 		t.Errorf("floor probes = %d, want 5..7: no-scatter probes must not count", rep.Succeeded)
 	}
-	if rec.events[0].Step != StepNoScatter {
+	if rec.events[0].Step != event.StepNoScatter {
 		t.Errorf("first probe step = %s, want no_scatter", rec.events[0].Step)
 	}
 }
@@ -251,8 +253,8 @@ func TestRunPanicBecomesFailed(t *testing.T) {
 
 type panicky struct{}
 
-func (panicky) Observe(e Event) {
-	if e.Kind == KindPlanned {
+func (panicky) Observe(e event.Event) {
+	if e.Kind == event.KindPlanned {
 		panic("observer bug")
 	}
 }
@@ -268,7 +270,7 @@ func TestRunFloorZeroIsWarmAtOnce(t *testing.T) {
 func TestExplicitTablesAreCutAtMaxTablesInOrder(t *testing.T) {
 	p, _, _, _ := cluster(t, Settings{MinIterations: 2, MaxTables: 1, Tables: []string{"orders", "clicks"}})
 	rep := p.Run(context.Background(), time.Now().Add(5*time.Second))
-	if got := TableNames(rep.Plan.Tables); len(got) != 1 || got[0] != "orders" {
+	if got := plan.TableNames(rep.Plan.Tables); len(got) != 1 || got[0] != "orders" {
 		t.Fatalf("tables = %v, want [orders]", got)
 	}
 	if len(rep.Plan.Capped) != 1 || rep.Plan.Capped[0] != "clicks" {
@@ -281,7 +283,7 @@ func TestExplicitTablesAreCutAtMaxTablesInOrder(t *testing.T) {
 }
 
 func TestPlanSurvivesAPanickingRoutingLookup(t *testing.T) {
-	pl := Planner{Catalog: panickyCatalog{}, Settings: Settings{MaxTables: 5}}
+	pl := plan.Planner{Catalog: panickyCatalog{}, Settings: plan.Settings{MaxTables: 5}}
 	_, err := pl.Plan(context.Background())
 	if err == nil || !strings.Contains(err.Error(), "panicked") {
 		t.Fatalf("err = %v, want the panic as an error", err)
@@ -299,7 +301,7 @@ func TestPlanDeadlineReportsTheRealCause(t *testing.T) {
 	p, _, c, _ := cluster(t, Settings{MinIterations: 5})
 	c.SetDown(true)
 	rep := p.Run(context.Background(), time.Now().Add(400*time.Millisecond))
-	if rep.Err == nil || !strings.Contains(rep.Err.Error(), "HTTP 503") {
-		t.Fatalf("err = %v, want the controller's 503 as the cause", rep.Err)
+	if rep.Err == nil || !strings.HasPrefix(rep.Err.Error(), "budget ran out before a plan could be made: ") || !strings.Contains(rep.Err.Error(), "HTTP 503") {
+		t.Fatalf("err = %v, want the budget's end with the controller's 503 as the cause", rep.Err)
 	}
 }

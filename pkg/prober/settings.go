@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/judge"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/plan"
 )
 
 // Settings are the knobs of one run. A zero field takes the default its comment
@@ -40,31 +41,27 @@ type Settings struct {
 
 // Defaults for zero Settings fields: the sidecar's own defaults.
 const (
-	DefaultMaxTables    = 5
-	DefaultProbeTimeout = 5 * time.Second
+	DefaultMaxTables    = plan.DefaultMaxTables
+	DefaultProbeTimeout = plan.DefaultProbeTimeout
 )
 
-// withDefaults fills the zero fields that would otherwise stop a run from probing
-// (no tables chosen, empty rounds, probes with no time) until its deadline.
-func (s Settings) withDefaults() Settings {
-	if s.MaxTables <= 0 {
-		s.MaxTables = DefaultMaxTables
+// Plan is what the plan needs of the settings.
+func (s Settings) Plan() plan.Settings {
+	return plan.Settings{
+		MaxTables: s.MaxTables, ProbeTimeout: s.ProbeTimeout, Queries: s.Queries, Tables: s.Tables,
+		Shapes: s.Shapes, MultiStage: s.MultiStage,
+		NothingToWarm: s.MinIterations == 0 && s.Exit != judge.ExitConverged,
 	}
+}
+
+// withDefaults fills the zero fields that would otherwise stop a run from probing
+// (no tables chosen, empty rounds, probes with no time) until its deadline: the
+// plan's (plan.Settings.WithDefaults), and the workers.
+func (s Settings) withDefaults() Settings {
+	p := s.Plan().WithDefaults()
+	s.MaxTables, s.ProbeTimeout, s.Shapes, s.MultiStage = p.MaxTables, p.ProbeTimeout, p.Shapes, p.MultiStage
 	if s.Concurrency <= 0 {
 		s.Concurrency = 1
 	}
-	if s.ProbeTimeout <= 0 {
-		s.ProbeTimeout = DefaultProbeTimeout
-	}
-	if s.Shapes == "" {
-		s.Shapes = ShapesSchema
-	}
-	if s.MultiStage == "" {
-		s.MultiStage = EngineAuto
-	}
 	return s
 }
-
-// NoScatterSQL is answered by the broker itself, with no server: a literal-only
-// query compiles and builds a response without scatter/gather.
-const NoScatterSQL = "SELECT 1"

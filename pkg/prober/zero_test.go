@@ -10,6 +10,7 @@ import (
 
 	"github.com/warmup-sidecar/warmup-sidecar/internal/fakepinot"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/pinot"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/plan"
 )
 
 // zeroCluster is the three-server fake with a client over it, nothing else set.
@@ -29,7 +30,7 @@ func zeroCluster(t *testing.T) (*pinot.Client, *fakepinot.Broker) {
 // panic or idle until its deadline.
 func TestZeroValuesTakeDefaults(t *testing.T) {
 	cl, b := zeroCluster(t)
-	p := &Prober{Broker: cl, Planner: Planner{Catalog: cl, Settings: Settings{MinIterations: 20, NoScatterProbes: 3}}}
+	p := &Prober{Broker: cl, Catalog: cl, Settings: Settings{MinIterations: 20, NoScatterProbes: 3}}
 	// A deadline well past DefaultProbeTimeout, so the probe timeout is the default's.
 	rep := p.Run(context.Background(), time.Now().Add(time.Minute))
 	if rep.Outcome != OutcomeWarm || rep.Succeeded < 20 {
@@ -48,10 +49,10 @@ func TestZeroValuesTakeDefaults(t *testing.T) {
 	}
 }
 
-// A zero Planner's settings plan the default probe with DefaultMaxTables.
+// A zero plan.Planner's settings plan the default probe with DefaultMaxTables.
 func TestPlannerZeroSettings(t *testing.T) {
 	cl, _ := zeroCluster(t)
-	p, err := Planner{Catalog: cl}.Plan(context.Background())
+	p, err := plan.Planner{Catalog: cl}.Plan(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,8 +71,8 @@ func TestMissingDependenciesFailTheRun(t *testing.T) {
 		p    *Prober
 		want error
 	}{
-		{"no broker", &Prober{Planner: Planner{Catalog: cl}}, ErrNoBroker},
-		{"no catalog for the default probe", &Prober{Broker: cl}, ErrNoCatalog},
+		{"no broker", &Prober{Catalog: cl}, ErrNoBroker},
+		{"no catalog for the default probe", &Prober{Broker: cl}, plan.ErrNoCatalog},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -82,7 +83,7 @@ func TestMissingDependenciesFailTheRun(t *testing.T) {
 		})
 	}
 	// Custom queries need no catalog.
-	p := &Prober{Broker: cl, Planner: Planner{Settings: Settings{Queries: []string{"SELECT 1"}, MinIterations: 5}}}
+	p := &Prober{Broker: cl, Settings: Settings{Queries: []string{"SELECT 1"}, MinIterations: 5}}
 	if rep := p.Run(context.Background(), time.Now().Add(3*time.Second)); rep.Outcome != OutcomeWarm {
 		t.Errorf("custom queries without a catalog: outcome %s (err %v), want warm", rep.Outcome, rep.Err)
 	}
@@ -94,12 +95,12 @@ func TestEachZeroFieldStillWarms(t *testing.T) {
 	cl, _ := zeroCluster(t)
 	full := func() Prober {
 		return Prober{Broker: cl, Observer: &recorder{}, Now: time.Now,
-			Planner: Planner{Catalog: cl, Settings: Settings{MinIterations: 20, MaxTables: 5, Concurrency: 2, ProbeTimeout: time.Second}}}
+			Catalog: cl, Settings: Settings{MinIterations: 20, MaxTables: 5, Concurrency: 2, ProbeTimeout: time.Second}}
 	}
 	for name, zero := range map[string]func(*Prober){
-		"MaxTables":    func(p *Prober) { p.Planner.Settings.MaxTables = 0 },
-		"Concurrency":  func(p *Prober) { p.Planner.Settings.Concurrency = 0 },
-		"ProbeTimeout": func(p *Prober) { p.Planner.Settings.ProbeTimeout = 0 },
+		"MaxTables":    func(p *Prober) { p.Settings.MaxTables = 0 },
+		"Concurrency":  func(p *Prober) { p.Settings.Concurrency = 0 },
+		"ProbeTimeout": func(p *Prober) { p.Settings.ProbeTimeout = 0 },
 		"Observer":     func(p *Prober) { p.Observer = nil },
 		"Now":          func(p *Prober) { p.Now = nil },
 	} {

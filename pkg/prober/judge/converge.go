@@ -4,6 +4,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/event"
 )
 
 // ConvergeRule says when a shape's probe latency has stopped falling: the latest
@@ -49,24 +51,6 @@ func (r ConvergeRule) band(ref time.Duration) time.Duration {
 	return max(time.Duration(float64(ref)*r.Tolerance), r.NoiseFloor)
 }
 
-// ShapeState is one shape's convergence so far.
-type ShapeState struct {
-	Shape string
-	// Probes counts the shape's successful probes.
-	Probes int
-	// Latest is the latest complete window's median: the slowest query's of
-	// the shape (each table leg's query is judged on its own); 0 before the
-	// first window.
-	Latest time.Duration
-	// Best is the smallest Latest seen; 0 before the first window.
-	Best time.Duration
-	// InARow counts the flat windows in a row ending with the latest.
-	InARow    int
-	Converged bool
-	// Pooled: the shape's windows and verdict are its engine's (converge_pool.go).
-	Pooled bool
-}
-
 // Tracker applies a ConvergeRule to every query of a run, by shape. It does no
 // I/O and is safe for concurrent use: several workers report at once.
 //
@@ -86,7 +70,7 @@ type Tracker struct {
 }
 
 type shapeTrack struct {
-	state   ShapeState
+	state   event.ShapeState
 	group   *group // the shape's own group, or its pool (converge_pool.go)
 	members []*member
 	dropped bool // Drop: no longer required, whatever its queries
@@ -158,7 +142,7 @@ func NewTracker(rule ConvergeRule, shapes []string) *Tracker {
 func (t *Tracker) track(shape string) *shapeTrack {
 	st := t.shapes[shape]
 	if st == nil {
-		st = &shapeTrack{state: ShapeState{Shape: shape}}
+		st = &shapeTrack{state: event.ShapeState{Shape: shape}}
 		st.group = &group{shapes: []*shapeTrack{st}}
 		t.shapes[shape] = st
 		t.order = append(t.order, shape)
@@ -190,7 +174,7 @@ func (t *Tracker) add(shape, leg, query string) *member {
 // query). Failed probes say nothing about warmth and are not counted, nor are
 // probes of a dropped query. It returns the states of the shapes whose window
 // this probe closed: none, the query's shape, or (pooled) every shape of its pool.
-func (t *Tracker) Observe(query string, latency time.Duration, ok bool) []ShapeState {
+func (t *Tracker) Observe(query string, latency time.Duration, ok bool) []event.ShapeState {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	m := t.queries[query]
@@ -230,8 +214,8 @@ func (t *Tracker) Observe(query string, latency time.Duration, ok bool) []ShapeS
 	}
 	g.clear()
 	st := m.shape
-	st.state.closed(slowest, g.inARow, t.rule.Windows)
-	return []ShapeState{st.state}
+	st.closed(slowest, g.inARow, t.rule.Windows)
+	return []event.ShapeState{st.state}
 }
 
 // live lists the group's live queries.
@@ -253,9 +237,10 @@ func (g *group) clear() {
 	g.n = 0
 }
 
-// closed records a closed window: the shape's median in it and the flat
-// windows in a row after it, need of which mean converged.
-func (s *ShapeState) closed(m time.Duration, inARow, need int) {
+// closed records a closed window in the shape's state: the shape's median in
+// it and the flat windows in a row after it, need of which mean converged.
+func (st *shapeTrack) closed(m time.Duration, inARow, need int) {
+	s := &st.state
 	s.Latest = m
 	s.Best = minSet(s.Best, m)
 	s.InARow, s.Converged = inARow, inARow >= need
@@ -368,10 +353,10 @@ func (t *Tracker) allConverged(shapes []string) bool {
 }
 
 // States lists every required shape's state in first-seen order.
-func (t *Tracker) States() []ShapeState {
+func (t *Tracker) States() []event.ShapeState {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	out := make([]ShapeState, 0, len(t.order))
+	out := make([]event.ShapeState, 0, len(t.order))
 	for _, s := range t.order {
 		if st := t.shapes[s]; st.required() {
 			out = append(out, st.state)

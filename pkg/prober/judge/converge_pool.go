@@ -1,6 +1,10 @@
 package judge
 
-import "time"
+import (
+	"time"
+
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/event"
+)
 
 // A pool is shapes whose convergence is judged together: the multi-stage
 // engine's. Its probes cost 3–10× a single-stage one's on a cold broker (planning,
@@ -39,7 +43,7 @@ func (t *Tracker) Pool(shapes []string) {
 
 // observePooled adds a successful probe of a pooled query and closes the
 // pool's window when it is full. Under t.mu.
-func (t *Tracker) observePooled(p *group, m *member, latency time.Duration) []ShapeState {
+func (t *Tracker) observePooled(p *group, m *member, latency time.Duration) []event.ShapeState {
 	if len(m.samples) >= t.rule.Window { // a query that never answers must not make the others' grow
 		m.samples = append(m.samples[:0], m.samples[1:]...)
 		p.n--
@@ -80,7 +84,7 @@ func (t *Tracker) observePooled(p *group, m *member, latency time.Duration) []Sh
 	} else {
 		p.inARow++
 	}
-	var closed []ShapeState
+	var closed []event.ShapeState
 	for _, st := range p.shapes {
 		own := st.state.Latest // a shape with no live query keeps its last median
 		var ms []time.Duration
@@ -92,7 +96,7 @@ func (t *Tracker) observePooled(p *group, m *member, latency time.Duration) []Sh
 		if len(ms) > 0 {
 			own = Median(ms)
 		}
-		st.state.closed(own, p.inARow, t.rule.Windows)
+		st.closed(own, p.inARow, t.rule.Windows)
 		if st.required() {
 			closed = append(closed, st.state)
 		}

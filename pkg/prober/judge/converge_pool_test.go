@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/event"
 )
 
 // poolShapes names n shapes mse_1..mse_n.
@@ -130,7 +132,7 @@ func TestPoolWindowClosesForEveryShape(t *testing.T) {
 	shapes := poolShapes(10)
 	tr := NewTracker(ConvergeRule{}, shapes)
 	tr.Pool(shapes)
-	var told []ShapeState
+	var told []event.ShapeState
 	for i, s := range shapes {
 		told = tr.Observe(s, time.Duration(i+1)*ms, true)
 	}

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/event"
 )
 
 const ms = time.Millisecond
@@ -79,7 +81,7 @@ func feedRoundRobin(tr *Tracker, feeds ...shapeFeed) {
 	}
 }
 
-func stateOf(t *testing.T, tr *Tracker, shape string) ShapeState {
+func stateOf(t *testing.T, tr *Tracker, shape string) event.ShapeState {
 	t.Helper()
 	for _, s := range tr.States() {
 		if s.Shape == shape {
@@ -87,7 +89,7 @@ func stateOf(t *testing.T, tr *Tracker, shape string) ShapeState {
 		}
 	}
 	t.Fatalf("shape %q not in %+v", shape, tr.States())
-	return ShapeState{}
+	return event.ShapeState{}
 }
 
 func TestTrackerRule(t *testing.T) {

@@ -22,9 +22,11 @@ func TestMultiStageFloorShareCappedAtFourPasses(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			mse, live := queries(c.mse, c.live)
-			gotMSE, gotSSE := New(Rules{Floor: c.floor}).Planned(mse, live)
-			if gotMSE != c.wantMSE || gotSSE != c.sse {
+			j := New(Rules{Floor: c.floor})
+			e, _ := planned(queries(c.mse, c.live))
+			j.Observe(e, t0)
+			got := j.Floors()
+			if gotMSE, gotSSE := got.MultiStage, got.SingleStage; gotMSE != c.wantMSE || gotSSE != c.sse {
 				t.Errorf("floors (multi-stage, single-stage) = (%d, %d), want (%d, %d)", gotMSE, gotSSE, c.wantMSE, c.sse)
 			}
 		})
@@ -32,15 +34,14 @@ func TestMultiStageFloorShareCappedAtFourPasses(t *testing.T) {
 }
 
 // queries names n queries q0..q(n-1), the first mse of them multi-stage.
-func queries(mse, n int) (map[string]bool, []string) {
-	ms := map[string]bool{}
-	var live []string
+func queries(mse, n int) (names []string, multiStage map[string]bool) {
+	multiStage = map[string]bool{}
 	for i := range n {
 		q := "q" + strconv.Itoa(i)
 		if i < mse {
-			ms[q] = true
+			multiStage[q] = true
 		}
-		live = append(live, q)
+		names = append(names, q)
 	}
-	return ms, live
+	return names, multiStage
 }

@@ -1,6 +1,10 @@
 package judge
 
-import "time"
+import (
+	"time"
+
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/event"
+)
 
 // JITRule says when the broker's JIT compiler has gone quiet: the compile rate
 // (seconds of compilation per second of wall time, over the last Span) stays at
@@ -53,16 +57,6 @@ func (r JITRule) withDefaults() JITRule {
 	return r
 }
 
-// JITState is the JIT signal after a reading.
-type JITState struct {
-	// Rate and Peak are seconds of compilation per second; Known is false until
-	// two readings give a rate.
-	Rate, Peak  float64
-	Known       bool
-	QuietInARow int
-	Quiet       bool
-}
-
 // jitTracker turns cumulative readings into the quiet signal. Pure: the caller
 // reads and supplies the wall-clock instant.
 type jitTracker struct {
@@ -70,7 +64,7 @@ type jitTracker struct {
 	// seen: the readings of the last Span and the one just before it (the base
 	// of the next rate), oldest first.
 	seen  []jitReading
-	state JITState
+	state event.JITState
 }
 
 type jitReading struct {
@@ -84,13 +78,13 @@ func newJITTracker(rule JITRule) *jitTracker {
 
 // add records one reading taken at. The rate runs from the newest reading at
 // least Span old, so it is not known until the readings cover a Span.
-func (j *jitTracker) add(at time.Time, total time.Duration) JITState {
+func (j *jitTracker) add(at time.Time, total time.Duration) event.JITState {
 	if n := len(j.seen); n > 0 {
 		last := j.seen[n-1]
 		switch {
 		case total < last.total:
 			// The counter went back: a new JVM. Its compile history starts over.
-			j.state, j.seen = JITState{}, nil
+			j.state, j.seen = event.JITState{}, nil
 		case !at.After(last.at):
 			return j.state // no time passed: nothing to learn
 		}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/event"
 )
 
 // jitSignal is the run's JIT signal: nil when no source is watched. A failed
@@ -14,14 +16,14 @@ import (
 type jitSignal struct {
 	mu     sync.Mutex
 	t      *jitTracker
-	state  JITState
+	state  event.JITState
 	inARow int   // failed readings in a row
 	err    error // set once the source is given up
 }
 
 func newJITSignal(rule JITRule) *jitSignal { return &jitSignal{t: newJITTracker(rule)} }
 
-func (w *jitSignal) add(at time.Time, total time.Duration) JITState {
+func (w *jitSignal) add(at time.Time, total time.Duration) event.JITState {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.inARow = 0

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/event"
 )
 
 var errScrapeTimeout = errors.New("reading JVM metrics from http://127.0.0.1:8008/metrics: context deadline exceeded")
@@ -42,15 +44,18 @@ func TestJITSignalKeepsTheLastReadingsThroughFailures(t *testing.T) {
 // holds no exit it was not asked to judge.
 func TestJITReadingsWithoutWatchJITAreIgnored(t *testing.T) {
 	j := New(Rules{Exit: ExitConverged, Floor: 1})
-	j.Track([]string{"agg"})
-	for range 40 {
-		j.Probed("agg", 3*ms, true)
+	plan, sqls := planned([]string{"agg"}, nil)
+	j.Observe(plan, t0)
+	for i := range 40 {
+		j.Observe(probed(sqls["agg"], 3*ms, true), t0.Add(time.Duration(i)*ms))
 	}
-	if s := j.JITRead(time.Unix(100, 0), time.Second); s != (JITState{}) {
-		t.Errorf("reading without WatchJIT: %+v", s)
+	read := jitRead(1000)
+	if out := j.Observe(read, t0.Add(time.Second)); len(out) != 1 || out[0].Kind != event.KindJITRead || out[0].JIT != (event.JITState{}) {
+		t.Errorf("reading without WatchJIT: %+v, want it back with no state", out)
 	}
-	if n, off := j.JITFailed(errScrapeTimeout); n != 0 || off != nil {
-		t.Errorf("failure without WatchJIT: %d %v", n, off)
+	failed := event.Event{Kind: event.KindJITReadFailed, Err: errScrapeTimeout}
+	if out := j.Observe(failed, t0.Add(time.Second)); len(out) != 1 || out[0].Kind != event.KindJITReadFailed || out[0].InARow != 0 {
+		t.Errorf("failure without WatchJIT: %+v, want it back with no streak", out)
 	}
 	if v := j.Verdict(); !v.Warm || v.Reason != "floor of 1 successful probes reached; latency flat on agg" {
 		t.Errorf("verdict %+v", v)

@@ -3,11 +3,13 @@ package judge
 import (
 	"testing"
 	"time"
+
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/event"
 )
 
 // readings feeds cumulative compile times (ms) taken every 500 ms from t0.
-func readings(j *jitTracker, t0 time.Time, totalsMs ...int) JITState {
-	var s JITState
+func readings(j *jitTracker, t0 time.Time, totalsMs ...int) event.JITState {
+	var s event.JITState
 	for i, v := range totalsMs {
 		s = j.add(t0.Add(time.Duration(i)*500*time.Millisecond), time.Duration(v)*time.Millisecond)
 	}
@@ -100,7 +102,7 @@ func TestJITTrackerRatesOverItsSpan(t *testing.T) {
 	for range 10 {
 		totals = append(totals, totals[len(totals)-1])
 	}
-	var s JITState
+	var s event.JITState
 	for i, v := range totals {
 		s = j.add(t0.Add(time.Duration(i)*500*time.Millisecond), time.Duration(v)*time.Millisecond)
 		switch {

@@ -1,6 +1,7 @@
 package judge
 
 import (
+	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -57,15 +58,15 @@ var compiling = []int{0, 1000, 2000, 3000, 4000, 5000, 6000, 7000, 8000}
 // falls to 0 and stays there for three readings and more.
 var settled = append(append([]int(nil), compiling...), 8000, 8000, 8000, 8000, 8000, 8000, 8000, 8000, 8000, 8000, 8000, 8000)
 
-// The verdict as a table: events in (the plan's shapes and engines, probes,
+// The verdict as a table: events in (the plan: its shapes and engines; probes;
 // JIT readings), a verdict out, and the reason a run gives when it ends warm
 // or at its budget.
 func TestVerdict(t *testing.T) {
 	cases := []struct {
 		name   string
 		rules  Rules
-		shapes []string // tracked, each fed as its own one query
-		pool   []string
+		shapes []string // planned, each its own one query
+		pool   []string // of shapes, the multi-stage ones: judged together
 		// mse of live planned queries q0.. are multi-stage (the floor's split).
 		mse, live int
 		probes    []probe
@@ -123,18 +124,23 @@ func TestVerdict(t *testing.T) {
 			if c.jit != nil {
 				j.WatchJIT()
 			}
-			if c.shapes != nil {
-				j.Track(c.shapes)
-				j.Pool(c.pool)
+			live, mse := queries(c.mse, c.live)
+			for _, s := range c.pool {
+				mse[s] = true
 			}
-			mse, live := queries(c.mse, c.live)
-			j.Planned(mse, live)
-			for _, p := range c.probes {
-				j.Probed(p.sql, p.lat, p.ok)
+			names := append(slices.Clone(c.shapes), live...)
+			for _, p := range c.probes { // a query probed is a query planned
+				if !slices.Contains(names, p.sql) {
+					names = append(names, p.sql)
+				}
 			}
-			t0 := time.Unix(1_700_000_000, 0)
+			plan, sqls := planned(names, mse)
+			j.Observe(plan, t0)
+			for i, p := range c.probes {
+				j.Observe(probed(sqls[p.sql], p.lat, p.ok), t0.Add(time.Duration(i)*time.Millisecond))
+			}
 			for i, v := range c.jit {
-				j.JITRead(t0.Add(time.Duration(i)*500*time.Millisecond), time.Duration(v)*time.Millisecond)
+				j.Observe(jitRead(v), t0.Add(time.Duration(i)*500*time.Millisecond))
 			}
 			if got := j.Verdict(); got != c.want {
 				t.Errorf("verdict\n got %+v\nwant %+v", got, c.want)

@@ -1,33 +1,11 @@
-package prober
+package event
 
 import (
 	"time"
 
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/pinot"
-	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/judge"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/plan"
 )
-
-// Observer hears what a run does, one Event at a time. Calls may come from
-// several goroutines at once.
-type Observer interface {
-	Observe(e Event)
-}
-
-// ObserverFunc adapts a function to an Observer.
-type ObserverFunc func(Event)
-
-// Observe calls f.
-func (f ObserverFunc) Observe(e Event) { f(e) }
-
-// Observers fans each event out to several observers in order.
-type Observers []Observer
-
-// Observe tells every observer.
-func (os Observers) Observe(e Event) {
-	for _, o := range os {
-		o.Observe(e)
-	}
-}
 
 // Kind says what an Event reports, and so which of its fields are set.
 type Kind string
@@ -39,7 +17,7 @@ const (
 	KindPlanned Kind = "planned"
 	// KindPlanRetry: Err. No plan could be made yet and the run backs off.
 	KindPlanRetry Kind = "plan_retry"
-	// KindProbed: SQL, Step, Result, Latency, MultiStage. After every probe.
+	// KindProbed: SQL, Step, Result, Latency, TimedOut, MultiStage. After every probe.
 	KindProbed Kind = "probed"
 	// KindDropped: SQL, Reason. Once, when a query (custom, or a generated
 	// shape's) is dropped for the rest of the run: the broker cannot compile
@@ -48,10 +26,11 @@ const (
 	// KindShapeWindow: Shape. A shape's convergence each time one of its
 	// windows of probes closes.
 	KindShapeWindow Kind = "shape_window"
-	// KindJITRead: JIT. Each reading of the JIT signal.
+	// KindJITRead: CompileTime, and JIT once the judge has read it. Each
+	// reading of the JIT signal.
 	KindJITRead Kind = "jit_read"
-	// KindJITReadFailed: Err, InARow. A failed reading the run tolerates, with
-	// how many in a row have failed.
+	// KindJITReadFailed: Err, and InARow once the judge has counted it. A
+	// failed reading the run tolerates, with how many in a row have failed.
 	KindJITReadFailed Kind = "jit_read_failed"
 	// KindJITUnavailable: Err. The signal is given up for the run (after
 	// JITRule.Failures failed readings in a row).
@@ -81,6 +60,8 @@ type Event struct {
 	Result pinot.Result
 	// Latency is the probe's round trip as the sidecar saw it.
 	Latency time.Duration
+	// TimedOut: the probe ran out its own timeout (not the run's).
+	TimedOut bool
 	// MultiStage: a probe of the multi-stage engine (a leading SET), as the plan
 	// found it once; for KindEngineWarm, the engine that is warm.
 	MultiStage bool
@@ -88,17 +69,19 @@ type Event struct {
 	// Reason is why a query was dropped.
 	Reason string
 	// Plan is the run's plan.
-	Plan Plan
+	Plan plan.Plan
 	// Err is a planning attempt's or a JIT reading's error.
 	Err error
 	// Shape is a shape's convergence after one of its windows.
-	Shape judge.ShapeState
+	Shape ShapeState
+	// CompileTime is a reading of the JVM's cumulative JIT compile time.
+	CompileTime time.Duration
 	// JIT is the JIT signal after a reading.
-	JIT judge.JITState
+	JIT JITState
 	// InARow counts the failed JIT readings in a row.
 	InARow int
 	// Engine is what the run found of the multi-stage engine.
-	Engine Engine
+	Engine plan.Engine
 	// Floors is each engine's share of the floor.
 	Floors Floors
 	// Lent is how many workers a warm engine lends to the other.

@@ -8,7 +8,10 @@ import (
 	"time"
 
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/pinot"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/event"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/judge"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/plan"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/schedule"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/sqltext"
 )
 
@@ -78,16 +81,12 @@ func TestWarmEngineLendsItsWorkersToTheColdOne(t *testing.T) {
 			s := Settings{MinIterations: floor, Concurrency: workers, ProbeTimeout: time.Second, MultiStage: EngineOn,
 				NoScatterProbes: -1, Exit: c.exit, Converge: c.rule}
 			rec := &recorder{}
-			p := &Prober{Broker: b, Planner: Planner{Catalog: schemaCatalog{}, Settings: s}, Observer: Observers{rec}}
+			p := &Prober{Broker: b, Catalog: schemaCatalog{}, Settings: s, Observer: event.Observers{rec}}
 			rep := p.Run(context.Background(), time.Now().Add(2*time.Second))
 
 			qs := rep.Plan.Queries
-			mse := multiStageQueries(qs)
-			_, assign := newLanes(qs, mse, workers)
-			own := 0 // the multi-stage lane's own workers
-			for _, l := range assign {
-				own += l
-			}
+			mse := plan.MultiStageQueries(qs)
+			own := schedule.MultiStageWorkers(qs, workers) // the multi-stage lane's own workers
 			if own == 0 || own == workers {
 				t.Fatalf("plan %v gives the multi-stage lane %d of %d workers: no lending to test", qs, own, workers)
 			}

@@ -1,11 +1,10 @@
-package prober
+package plan
 
 import (
 	"context"
 	"time"
 
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/pinot"
-	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/judge"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/sqltext"
 )
 
@@ -65,11 +64,11 @@ func DetectMultiStage(ctx context.Context, b Broker, timeout time.Duration) (ok 
 // FindEngine resolves s.MultiStage against the broker: off asks nothing; custom
 // queries carry their own engine (unless on); otherwise DetectMultiStage asks.
 func FindEngine(ctx context.Context, b Broker, s Settings) Engine {
-	s = s.withDefaults()
+	s = s.WithDefaults()
 	switch {
 	case s.MultiStage == EngineOff:
 		return Engine{Found: "multi-stage probes are off"}
-	case s.MinIterations == 0 && s.Exit != judge.ExitConverged:
+	case s.NothingToWarm:
 		return Engine{Found: "nothing to warm: the floor is 0"}
 	case len(s.Queries) > 0 && s.MultiStage == EngineAuto:
 		return Engine{Found: "custom queries choose their engine"}
@@ -82,17 +81,17 @@ func FindEngine(ctx context.Context, b Broker, s Settings) Engine {
 // multi-stage queries: its own probes (unless off, or the floor is nothing), or
 // the custom queries that choose that engine.
 func SendsMultiStage(s Settings) bool {
-	s = s.withDefaults()
+	s = s.WithDefaults()
 	if len(s.Queries) > 0 {
-		return len(multiStageQueries(s.Queries)) > 0
+		return len(MultiStageQueries(s.Queries)) > 0
 	}
-	return s.MultiStage != EngineOff && (s.MinIterations > 0 || s.Exit == judge.ExitConverged)
+	return s.MultiStage != EngineOff && !s.NothingToWarm
 }
 
-// withEngine is the plan once the engine is known: without the generated
+// WithEngine is the plan once the engine is known: without the generated
 // multi-stage probes when the broker has no such engine. Custom queries carry
 // their engine themselves and are kept.
-func (p Plan) withEngine(e Engine) Plan {
+func (p Plan) WithEngine(e Engine) Plan {
 	p.Engine = e
 	if p.Custom || e.MultiStage {
 		return p
@@ -107,8 +106,8 @@ func (p Plan) withEngine(e Engine) Plan {
 	return p
 }
 
-// multiStageQueries is the set of queries that run on the multi-stage engine.
-func multiStageQueries(queries []string) map[string]bool {
+// MultiStageQueries is the set of queries that run on the multi-stage engine.
+func MultiStageQueries(queries []string) map[string]bool {
 	mse := map[string]bool{}
 	for _, q := range queries {
 		if sqltext.MultiStage(q) {

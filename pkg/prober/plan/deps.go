@@ -1,4 +1,4 @@
-package prober
+package plan
 
 import (
 	"context"
@@ -6,7 +6,7 @@ import (
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/pinot"
 )
 
-// Broker runs one probe query. *pinot.Client satisfies it.
+// Broker runs one query. *pinot.Client satisfies it.
 type Broker interface {
 	// Query sends q and classifies the answer; it never blocks past ctx.
 	Query(ctx context.Context, q pinot.Query) pinot.Result

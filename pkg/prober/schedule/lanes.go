@@ -1,4 +1,4 @@
-package prober
+package schedule
 
 import (
 	"context"
@@ -9,6 +9,8 @@ import (
 
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/backoff"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/pinot"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/event"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/plan"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/selector"
 )
 
@@ -19,17 +21,17 @@ import (
 // tens of milliseconds: sharing rounds, or one rotation, the slow engine would
 // hold the workers and starve the other's warmup (measured on a cold 1.5.1
 // broker: 130–190 probes in 15 s with both engines in rounds, 720 in 9 s with
-// single-stage probes alone). An engine warm early lends workers (schedule_lend.go).
+// single-stage probes alone). An engine warm early lends workers (lend.go).
 
 // laneSet holds the live queries of each lane and their rotations.
 type laneSet struct {
 	mu     sync.Mutex
 	lanes  []*lane
 	worked map[string]bool // queries that answered once: never dropped after
-	// plan is the run's plan as the lanes began; fellBack the LIMIT 1 plan that
+	// planned is the run's plan as the lanes began; fellBack the LIMIT 1 plan that
 	// replaced it once every shape was dropped (nil until then).
-	plan     Plan
-	fellBack *Plan
+	planned  plan.Plan
+	fellBack *plan.Plan
 }
 
 type lane struct {
@@ -87,6 +89,20 @@ func newLanes(queries []string, mse map[string]bool, workers int) (*laneSet, []i
 	return ls, assign
 }
 
+// MultiStageWorkers is how many of workers the schedule gives the multi-stage
+// engine's lane for queries: 0 when the engines share one lane, whose workers
+// then wait for the engine to be known.
+func MultiStageWorkers(queries []string, workers int) int {
+	_, assign := newLanes(queries, plan.MultiStageQueries(queries), workers)
+	n := 0
+	for _, l := range assign {
+		if l == multiStageLane {
+			n++
+		}
+	}
+	return n
+}
+
 func newLane(qs []string) *lane {
 	live := append([]string(nil), qs...)
 	return &lane{live: live, rot: selector.NewRotation(live, 0)}
@@ -131,14 +147,14 @@ func (ls *laneSet) pick(at seat, warm func(int) bool, now time.Time) (l *lane, w
 // next is the worker's next query, admitted under its tables' quota: held back
 // (within ctx) while every query of its lane waits for a slot. ok is false when
 // ctx ended, the budget cannot wait that long, or no query is left.
-func (r *run) next(ctx context.Context, ls *laneSet, at seat) (string, *lane, bool) {
+func (r *Schedule) next(ctx context.Context, ls *laneSet, at seat) (string, *lane, bool) {
 	warm := func(i int) bool { return r.engineWarm(ls, i) }
 	for {
 		ls.mu.Lock()
-		l, held := ls.pick(at, warm, r.now())
+		l, held := ls.pick(at, warm, r.Now())
 		if l == nil {
 			ls.mu.Unlock()
-			if held && r.now().Before(r.deadline) && backoff.Sleep(ctx, pollPaused) {
+			if held && r.Now().Before(r.Deadline) && backoff.Sleep(ctx, pollPaused) {
 				continue
 			}
 			return "", nil, false
@@ -156,10 +172,10 @@ func (r *run) next(ctx context.Context, ls *laneSet, at seat) (string, *lane, bo
 			if wait <= 0 {
 				return b[0], l, true
 			}
-			if wait <= r.deadline.Sub(r.now()) && backoff.Sleep(ctx, wait) {
+			if wait <= r.Deadline.Sub(r.Now()) && backoff.Sleep(ctx, wait) {
 				return b[0], l, true
 			}
-			taken.giveBack(r.now())
+			taken.giveBack(r.Now())
 			return "", nil, false
 		}
 		ls.mu.Unlock()
@@ -176,17 +192,17 @@ func (r *run) next(ctx context.Context, ls *laneSet, at seat) (string, *lane, bo
 // the last query goes, the legs' LIMIT 1 probes take their place (fallBack).
 // It reports whether any query is left, and whether the answer dropped sql
 // (this one or another worker's, answered just before).
-func (r *run) answered(ls *laneSet, sql string, res pinot.Result) (left, dropped bool) {
+func (r *Schedule) answered(ls *laneSet, sql string, res pinot.Result) (left, dropped bool) {
 	ls.mu.Lock()
 	defer ls.mu.Unlock()
 	if res.Class == pinot.Success {
 		ls.worked[sql] = true
 		return !ls.empty(), false
 	}
-	if r.shapeOf[sql] == ShapeLimit1 {
+	if r.shapeOf[sql] == plan.ShapeLimit1 {
 		return !ls.empty(), false
 	}
-	why := r.j.GivenUp(sql)
+	why := r.Judge.GivenUp(sql)
 	if res.Class == pinot.BadQuery && !ls.worked[sql] {
 		why = res.Message
 	}
@@ -202,11 +218,11 @@ func (r *run) answered(ls *laneSet, sql string, res pinot.Result) (left, dropped
 		}
 	}
 	if removed {
-		r.p.Observer.Observe(Event{Kind: KindDropped, SQL: sql, Reason: why})
+		r.drop(sql, why)
 		if ls.empty() {
 			r.fallBack(ls)
 		}
-		r.live(ls.live())
+		r.tellFloors()
 	}
 	return !ls.empty(), true
 }
@@ -217,27 +233,26 @@ const fallbackWhy = "every probe shape was dropped: the broker answers none of t
 // fallBack puts the chosen legs' LIMIT 1 probes in the first lane once every
 // query was dropped, so the run is judged on the probe every table answers,
 // and reports the plan again. Once per run: LIMIT 1 is never dropped. Under ls.mu.
-func (r *run) fallBack(ls *laneSet) {
+func (r *Schedule) fallBack(ls *laneSet) {
 	if len(r.fallback) == 0 || ls.fellBack != nil {
 		return
 	}
-	plan := ls.plan
-	plan.Queries, plan.Shapes = nil, nil
-	plan.Fallbacks = map[string]string{}
+	pl := ls.planned
+	pl.Queries, pl.Shapes = nil, nil
+	pl.Fallbacks = map[string]string{}
 	l := ls.lanes[0]
 	for _, leg := range r.fallback {
-		q := DefaultProbe(leg)
-		plan.Add(ShapeLimit1, q)
-		plan.Fallbacks[leg] = fallbackWhy
+		q := plan.DefaultProbe(leg)
+		pl.Add(plan.ShapeLimit1, q)
+		pl.Fallbacks[leg] = fallbackWhy
 		l.live = append(l.live, q)
-		r.j.Add(ShapeLimit1, leg, q)
 	}
 	l.rot = selector.NewRotation(l.live, 0)
-	if !slices.Contains(l.shapes, ShapeLimit1) {
-		l.shapes = append(l.shapes, ShapeLimit1)
+	if !slices.Contains(l.shapes, plan.ShapeLimit1) {
+		l.shapes = append(l.shapes, plan.ShapeLimit1)
 	}
-	ls.fellBack = &plan
-	r.p.Observer.Observe(Event{Kind: KindPlanned, Plan: plan})
+	ls.fellBack = &pl
+	r.replan(pl) // the judge takes the LIMIT 1 probes from it
 }
 
 // empty reports whether every lane's queries were dropped. Under ls.mu; on the
@@ -263,9 +278,9 @@ func indexOf(ss []string, s string) int {
 // defaults runs the default probe's workers until the run has an outcome. With
 // pending set, the engine is not known yet: the multi-stage lane stays closed
 // (its workers help the single-stage one) until it is.
-func (r *run) defaults(ctx context.Context, plan Plan, pending <-chan Engine) Report {
-	ls, assign := newLanes(plan.Queries, r.mse, r.s.Concurrency)
-	ls.plan = plan
+func (r *Schedule) defaults(ctx context.Context, pl plan.Plan, pending <-chan plan.Engine) End {
+	ls, assign := newLanes(pl.Queries, r.mse, r.Settings.Concurrency)
+	ls.planned = pl
 	for _, l := range ls.lanes {
 		l.shapes = r.shapesOf(l.live)
 	}
@@ -281,19 +296,19 @@ func (r *run) defaults(ctx context.Context, plan Plan, pending <-chan Engine) Re
 	defer cut(nil)
 	var once sync.Once
 	var over atomic.Bool
-	var rep Report
-	finish := func(x Report) {
+	var rep End
+	finish := func(x End) {
 		once.Do(func() {
 			rep = x
 			over.Store(true)
-			if x.Outcome == OutcomeWarm {
+			if x.Warm {
 				cut(errOutcomeKnown)
 			} else {
 				cut(nil) // the deadline (or a failure): cut probes count as before
 			}
 		})
 	}
-	final := &plan
+	final := &pl
 	engineDone := make(chan struct{})
 	stop := make(chan struct{})
 	if pending != nil {
@@ -301,7 +316,7 @@ func (r *run) defaults(ctx context.Context, plan Plan, pending <-chan Engine) Re
 		go func() {
 			defer close(engineDone)
 			defer r.catch()
-			final = r.openEngine(ctx, ls, plan, pending, stop)
+			final = r.openEngine(ctx, ls, pl, pending, stop)
 		}()
 	} else {
 		close(engineDone)
@@ -315,7 +330,7 @@ func (r *run) defaults(ctx context.Context, plan Plan, pending <-chan Engine) Re
 		go func() {
 			defer wg.Done()
 			defer r.catch()
-			r.work(ctx, plan, ls, at, &over, finish)
+			r.work(ctx, pl, ls, at, &over, finish)
 		}()
 	}
 	wg.Wait()
@@ -334,67 +349,69 @@ func (r *run) defaults(ctx context.Context, plan Plan, pending <-chan Engine) Re
 // lane, or, when the broker has no such engine, drops the lane's queries (not
 // reported as dropped: they were never sent) and reports the plan without them.
 // It returns the run's final plan.
-func (r *run) openEngine(ctx context.Context, ls *laneSet, plan Plan, pending <-chan Engine, stop <-chan struct{}) *Plan {
-	var e Engine
+func (r *Schedule) openEngine(ctx context.Context, ls *laneSet, pl plan.Plan, pending <-chan plan.Engine, stop <-chan struct{}) *plan.Plan {
+	var e plan.Engine
 	select {
 	case e = <-pending:
 	case <-ctx.Done():
-		return &plan
+		return &pl
 	case <-stop:
-		return &plan
+		return &pl
 	}
-	r.engineFound(e)
-	final := plan.withEngine(e)
+	r.EngineFound(e)
+	final := pl.WithEngine(e)
+	planned := event.Event{Kind: event.KindPlanned, Plan: final}
 	ls.mu.Lock()
 	ms := ls.lanes[multiStageLane]
 	ms.closed = false
 	if !e.MultiStage {
 		ms.live, ms.rot = nil, selector.NewRotation(nil, 0)
-		r.live(ls.live())
+		r.Judge.Observe(planned, r.Now()) // the judge drops the lane's queries with it
+		r.tellFloors()
 	}
 	ls.mu.Unlock()
 	if !e.MultiStage {
-		r.p.Observer.Observe(Event{Kind: KindPlanned, Plan: final})
+		r.Observer.Observe(planned)
 	}
 	return &final
 }
 
 // work is one worker's loop.
-func (r *run) work(ctx context.Context, plan Plan, ls *laneSet, at seat, over *atomic.Bool, finish func(Report)) {
+func (r *Schedule) work(ctx context.Context, pl plan.Plan, ls *laneSet, at seat, over *atomic.Bool, finish func(End)) {
 	for !over.Load() {
-		if rep, done := r.check(ctx, plan); done {
+		if rep, done := r.check(ctx, pl); done {
 			finish(rep)
 			return
 		}
 		sql, l, ok := r.next(ctx, ls, at)
 		if !ok {
 			if ls.emptyLocked() {
-				finish(Report{Outcome: OutcomeFailed, Err: ErrAllProbesDropped, Plan: plan})
+				finish(End{Err: ErrAllProbesDropped, Plan: pl})
 				return
 			}
 			continue // ctx ended: check() reports it
 		}
 		// After the slot: a pause that began while this worker waited for it holds.
-		tester, ok := l.hold.wait(ctx, r.now)
+		tester, ok := l.hold.wait(ctx, r.Now)
 		if !ok {
 			continue
 		}
-		res, took := r.send(ctx, StepProbe, sql)
+		res, took := r.send(ctx, event.StepProbe, sql)
 		left, dropped := r.answered(ls, sql, res)
 		if !left {
-			finish(Report{Outcome: OutcomeFailed, Err: ErrAllProbesDropped, Plan: plan})
+			finish(End{Err: ErrAllProbesDropped, Plan: pl})
 			return
 		}
 		switch {
 		case res.Class == pinot.Success:
 			l.hold.succeeded()
-		case dropped, r.shapeOf[sql] != ShapeLimit1 && r.j.Counted(sql):
+		case dropped, r.shapeOf[sql] != plan.ShapeLimit1 && r.Judge.Counted(sql):
 			// A verdict on the query (or one on its way), not the broker refusing:
 			// a lane of shapes the broker cannot run must drop them all, not back
 			// off between them. At most giveUpAfter such failures per query.
 			l.hold.forgive(tester)
 		default:
-			l.hold.failed(r.now(), tester, pinot.QuotaRefused(res), took)
+			l.hold.failed(r.Now(), tester, pinot.QuotaRefused(res), took)
 		}
 	}
 }
@@ -406,7 +423,7 @@ func (ls *laneSet) emptyLocked() bool {
 }
 
 // shapesOf lists the distinct shapes of queries, in order.
-func (r *run) shapesOf(queries []string) []string {
+func (r *Schedule) shapesOf(queries []string) []string {
 	var out []string
 	seen := map[string]bool{}
 	for _, q := range queries {

@@ -11,7 +11,9 @@ import (
 	"time"
 
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/pinot"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/event"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/judge"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/plan"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/sqltext"
 )
 
@@ -74,7 +76,7 @@ func runEngine(t *testing.T, b *engineBroker, cat Catalog, s Settings, budget ti
 	t.Helper()
 	rec := &recorder{}
 	s.Concurrency = 2
-	p := &Prober{Broker: b, Planner: Planner{Catalog: cat, Settings: s}, Observer: rec}
+	p := &Prober{Broker: b, Catalog: cat, Settings: s, Observer: rec}
 	return p.Run(context.Background(), time.Now().Add(budget)), rec
 }
 
@@ -94,7 +96,7 @@ func TestDetectMultiStage(t *testing.T) {
 		{"never answers (a cold planner)", &engineBroker{mseFails: true}, true, "did not answer in time (probe timed out): probing it as a cold one"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			ok, why := DetectMultiStage(context.Background(), c.b, time.Second)
+			ok, why := plan.DetectMultiStage(context.Background(), c.b, time.Second)
 			if ok != c.ok || !strings.Contains(why, c.why) {
 				t.Errorf("DetectMultiStage = %v, %q; want %v and %q", ok, why, c.ok, c.why)
 			}
@@ -124,7 +126,7 @@ func TestBrokerWithoutTheMultiStageEngineWarmsOnSingleStage(t *testing.T) {
 		t.Run(strconv.Itoa(conc)+" workers", func(t *testing.T) {
 			b := &engineBroker{mseAnswer: recordedMSEDisabled(t)}
 			rec := &recorder{}
-			p := &Prober{Broker: b, Planner: Planner{Catalog: schemaCatalog{}, Settings: Settings{MinIterations: 50, Exit: judge.ExitConverged, Concurrency: conc}}, Observer: rec}
+			p := &Prober{Broker: b, Catalog: schemaCatalog{}, Settings: Settings{MinIterations: 50, Exit: judge.ExitConverged, Concurrency: conc}, Observer: rec}
 			rep := p.Run(context.Background(), time.Now().Add(10*time.Second))
 			if rep.Outcome != OutcomeWarm {
 				t.Fatalf("outcome %s (%v, %s), want warm on the single-stage evidence", rep.Outcome, rep.Err, rep.Reason)
@@ -152,7 +154,7 @@ func TestSchemaShapesOnBothEnginesWhenTheBrokerHasMultiStage(t *testing.T) {
 	rep, rec := runEngine(t, b, schemaCatalog{}, Settings{MinIterations: 50}, 5*time.Second)
 	rec.mu.Lock()
 	for _, e := range rec.events {
-		if e.Step == StepProbe && e.MultiStage != sqltext.MultiStage(e.SQL) {
+		if e.Step == event.StepProbe && e.MultiStage != sqltext.MultiStage(e.SQL) {
 			t.Errorf("event MultiStage %v for %s", e.MultiStage, e.SQL)
 		}
 	}

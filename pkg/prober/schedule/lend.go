@@ -1,4 +1,6 @@
-package prober
+package schedule
+
+import "github.com/warmup-sidecar/warmup-sidecar/pkg/prober/event"
 
 // A lane whose engine is warm by the run's own evidence lends all but one of its
 // workers to the engine still warming: on a small broker the CPU its probes take
@@ -29,14 +31,14 @@ func seats(assign []int) []seat {
 // to end warm: it has its share of the floor and, under the converged exit,
 // flat latency on each of its shapes. Only with a lane per engine (with one,
 // there is nobody to lend to). Under ls.mu.
-func (r *run) engineWarm(ls *laneSet, i int) bool {
-	if len(ls.lanes) < 2 || !r.j.EngineWarm(i == multiStageLane, ls.lanes[i].shapes) {
+func (r *Schedule) engineWarm(ls *laneSet, i int) bool {
+	if len(ls.lanes) < 2 || !r.Judge.EngineWarm(i == multiStageLane, ls.lanes[i].shapes) {
 		return false
 	}
 	l := ls.lanes[i]
 	if !l.warmSaid {
 		l.warmSaid = true
-		r.p.Observer.Observe(Event{Kind: KindEngineWarm, MultiStage: i == multiStageLane, Lent: max(l.workers-1, 0)})
+		r.Observer.Observe(event.Event{Kind: event.KindEngineWarm, MultiStage: i == multiStageLane, Lent: max(l.workers-1, 0)})
 	}
 	return true
 }

@@ -1,4 +1,4 @@
-package prober
+package schedule
 
 import (
 	"context"
@@ -13,7 +13,7 @@ type roundResult struct {
 
 // settle backs off after a round with no success (everything refused: 401,
 // broker down), so such a broker is not hammered for the whole budget.
-func (r *run) settle(ctx context.Context, res roundResult, fail *backoff.Doubling) {
+func (r *Schedule) settle(ctx context.Context, res roundResult, fail *backoff.Doubling) {
 	if res.anyOK {
 		fail.Reset()
 	} else {

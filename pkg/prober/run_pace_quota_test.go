@@ -6,7 +6,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/warmup-sidecar/warmup-sidecar/internal/fakepinot"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/pinot"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/schedule"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/sqltext"
 )
 
@@ -105,7 +105,7 @@ func newQuotaBroker(t *testing.T, routing map[string]map[string][]string, quota 
 		if b.delay > 0 {
 			time.Sleep(b.delay)
 		}
-		tables := TypedCandidates(sqltext.Tables(extractSQL(string(body))))
+		tables := schedule.TypedCandidates(sqltext.Tables(extractSQL(string(body))))
 		for _, typed := range tables {
 			if l := b.limiters[typed]; l != nil && !l.tryAcquire() {
 				b.tooMany.Add(1)
@@ -181,7 +181,7 @@ func quotaProber(t *testing.T, b *quotaBroker, s Settings, paced bool) *Prober {
 	if s.ProbeTimeout == 0 {
 		s.ProbeTimeout = time.Second
 	}
-	p := &Prober{Broker: cl, Planner: Planner{Catalog: cl, Settings: s}, Observer: &recorder{}}
+	p := &Prober{Broker: cl, Catalog: cl, Settings: s, Observer: &recorder{}}
 	if paced {
 		p.Quotas = cl
 	}
@@ -204,8 +204,8 @@ func TestPacingKeepsOneTableUnderItsQuota(t *testing.T) {
 	if rep.Outcome != OutcomeWarm {
 		t.Fatalf("paced: outcome %s (%v), want warm", rep.Outcome, rep.Err)
 	}
-	if got := rec.paced["t_OFFLINE"]; got != [2]float64{quota, quota * QuotaShare} {
-		t.Errorf("Paced(t_OFFLINE) = %v, want quota %v at rate %v", got, quota, quota*QuotaShare)
+	if got := rec.paced["t_OFFLINE"]; got != [2]float64{quota, quota * schedule.QuotaShare} {
+		t.Errorf("Paced(t_OFFLINE) = %v, want quota %v at rate %v", got, quota, quota*schedule.QuotaShare)
 	}
 	if n := b.tooMany.Load(); n > 1 {
 		t.Errorf("paced run drew %d 429s, want at most 1", n)
@@ -313,7 +313,7 @@ func TestPacingIgnoresQuotaLookupFailures(t *testing.T) {
 	t.Cleanup(hc.CloseIdleConnections)
 	cl := pinot.New(pinot.Options{BrokerURL: srv.URL, HTTPClient: hc})
 	p := &Prober{Broker: cl, Quotas: cl, Observer: &recorder{},
-		Planner: Planner{Catalog: cl, Settings: Settings{MinIterations: 200, Concurrency: 2, MaxTables: 5, ProbeTimeout: time.Second, Tables: []string{"t"}}}}
+		Catalog: cl, Settings: Settings{MinIterations: 200, Concurrency: 2, MaxTables: 5, ProbeTimeout: time.Second, Tables: []string{"t"}}}
 	rep := p.Run(context.Background(), time.Now().Add(3*time.Second))
 	if rep.Outcome != OutcomeWarm || hits.Load() != 1 {
 		t.Fatalf("outcome %s, quota asks %d; want warm, unpaced, one ask", rep.Outcome, hits.Load())
@@ -349,11 +349,5 @@ func TestPacedRunEndsByItsDeadline(t *testing.T) {
 			t.Errorf("custom=%v quota %v: %d ok / %d failed / broker %d ok, %d × 429; want exactly the one slot the quota allows, nothing counted for unsent probes",
 				custom, c.quota, rep.Succeeded, rep.Failed, b.ok.Load(), b.tooMany.Load())
 		}
-	}
-}
-
-func TestTypedCandidates(t *testing.T) {
-	if got := TypedCandidates([]string{"t", "u_REALTIME"}); !slices.Equal(got, []string{"t_OFFLINE", "t_REALTIME", "u_REALTIME"}) {
-		t.Errorf("TypedCandidates = %q", got)
 	}
 }

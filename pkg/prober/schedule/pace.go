@@ -1,4 +1,4 @@
-package prober
+package schedule
 
 import (
 	"context"
@@ -10,6 +10,8 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/backoff"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/event"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/plan"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/selector"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/sqltext"
 )
@@ -51,12 +53,12 @@ func newPacer(now func() time.Time, tables map[string][]string) *pacer {
 
 // pacing looks up the quota of every table the plan probes and builds the run's
 // pacer. Tables without a known quota (no quota source, a broker before 1.3, a
-// failed lookup) start unpaced; their first 429 teaches the pacer (schedule_pace_learn.go).
-func (r *run) pacing(ctx context.Context, plan Plan) *pacer {
+// failed lookup) start unpaced; their first 429 teaches the pacer (pace_learn.go).
+func (r *Schedule) pacing(ctx context.Context, pl plan.Plan) *pacer {
 	// sql → typed tables it names: a default probe names its leg, a custom query
 	// whatever follows its FROM and JOINs.
 	tablesOf := map[string][]string{}
-	for _, q := range plan.Queries {
+	for _, q := range pl.Queries {
 		tablesOf[q] = TypedCandidates(sqltext.Tables(q))
 	}
 	var names []string
@@ -70,28 +72,32 @@ func (r *run) pacing(ctx context.Context, plan Plan) *pacer {
 		}
 	}
 	quotas := map[string]float64{}
-	if r.p.Quotas != nil {
+	if r.Quotas != nil {
 		quotas = r.lookupQuotas(ctx, names)
 	}
-	p := newPacer(r.now, tablesOf)
+	p := newPacer(r.Now, tablesOf)
 	for t, qps := range quotas {
 		pace := qps * QuotaShare
 		p.limits[t] = rate.NewLimiter(rate.Limit(pace), 1)
-		r.p.Observer.Observe(Event{Kind: KindPaced, Table: t, Quota: qps, Rate: pace})
+		r.Observer.Observe(event.Event{Kind: event.KindPaced, Table: t, Quota: qps, Rate: pace})
 	}
 	return p
 }
 
-func (r *run) lookupQuotas(ctx context.Context, names []string) map[string]float64 {
+// quotaLookups caps concurrent quota calls: a cluster can have hundreds of
+// tables and the controller is asked while the broker is just starting.
+const quotaLookups = 8
+
+func (r *Schedule) lookupQuotas(ctx context.Context, names []string) map[string]float64 {
 	lctx, cancel := context.WithTimeout(ctx, quotaLookupTimeout)
 	defer cancel()
 	var mu sync.Mutex
 	out := map[string]float64{}
 	g := errgroup.Group{}
-	g.SetLimit(routingLookups)
+	g.SetLimit(quotaLookups)
 	for _, t := range names {
 		g.Go(func() error {
-			qps, ok, err := r.p.Quotas.QueryQuota(lctx, t)
+			qps, ok, err := r.Quotas.QueryQuota(lctx, t)
 			if err == nil && ok {
 				mu.Lock()
 				out[t] = qps
@@ -190,7 +196,7 @@ func (s slots) giveBack(now time.Time) {
 // admit holds a probe until its tables' quota has room. False when the wait would
 // outlast ctx or the deadline: the probe is then not sent (and not counted), and
 // its slots are given back.
-func (r *run) admit(ctx context.Context, sql string) bool {
+func (r *Schedule) admit(ctx context.Context, sql string) bool {
 	if r.pace == nil {
 		return true
 	}
@@ -198,8 +204,8 @@ func (r *run) admit(ctx context.Context, sql string) bool {
 	if wait <= 0 {
 		return true
 	}
-	if wait > r.deadline.Sub(r.now()) || !backoff.Sleep(ctx, wait) {
-		taken.giveBack(r.now())
+	if wait > r.Deadline.Sub(r.Now()) || !backoff.Sleep(ctx, wait) {
+		taken.giveBack(r.Now())
 		return false
 	}
 	return true

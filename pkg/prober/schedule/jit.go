@@ -1,4 +1,4 @@
-package prober
+package schedule
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/backoff"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/event"
 )
 
 // CompileTimeSource reads the broker JVM's cumulative JIT compilation time (the
@@ -15,13 +16,14 @@ type CompileTimeSource interface {
 	CompileTime(ctx context.Context) (time.Duration, error)
 }
 
-// watchJIT starts reading the compile time in the background, each reading
-// fed to the judge; stop ends the readings and waits for them.
-func (r *run) watchJIT(ctx context.Context) (stop func()) {
-	if r.p.Compile == nil {
+// WatchJIT starts reading the compile time in the background, each reading
+// fed to the judge (the JIT signal is then part of its verdict); stop ends the
+// readings and waits for them. Without a Compile source it does nothing.
+func (r *Schedule) WatchJIT(ctx context.Context) (stop func()) {
+	if r.Compile == nil {
 		return func() {}
 	}
-	r.j.WatchJIT()
+	r.Judge.WatchJIT()
 	ctx, cancel := context.WithCancel(ctx)
 	var g errgroup.Group
 	g.Go(func() error {
@@ -37,23 +39,26 @@ func (r *run) watchJIT(ctx context.Context) (stop func()) {
 
 // readJIT reads every JITRule.Every until ctx ends or the judge gives the
 // signal up (too many failed readings in a row).
-func (r *run) readJIT(ctx context.Context) {
-	rule := r.j.JITRule()
+func (r *Schedule) readJIT(ctx context.Context) {
+	rule := r.Judge.JITRule()
 	for {
 		rctx, cancel := context.WithTimeout(ctx, rule.Timeout)
-		total, err := r.p.Compile.CompileTime(rctx)
+		total, err := r.Compile.CompileTime(rctx)
 		cancel()
 		if ctx.Err() != nil {
 			return // the run is over: not the source's fault
 		}
-		switch n, off := r.j.JITFailed(err); {
-		case off != nil:
-			r.p.Observer.Observe(Event{Kind: KindJITUnavailable, Err: off})
-			return
-		case err != nil:
-			r.p.Observer.Observe(Event{Kind: KindJITReadFailed, Err: err, InARow: n})
-		default:
-			r.p.Observer.Observe(Event{Kind: KindJITRead, JIT: r.j.JITRead(r.now(), total)})
+		read := event.Event{Kind: event.KindJITRead, CompileTime: total}
+		if err != nil {
+			read = event.Event{Kind: event.KindJITReadFailed, Err: err}
+		}
+		// The judge answers with the signal's state, the failures' streak, or
+		// the signal given up.
+		for _, e := range r.Judge.Observe(read, r.Now()) {
+			r.Observer.Observe(e)
+			if e.Kind == event.KindJITUnavailable {
+				return
+			}
 		}
 		if !backoff.Sleep(ctx, rule.Every) {
 			return

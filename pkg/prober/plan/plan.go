@@ -1,4 +1,4 @@
-package prober
+package plan
 
 import (
 	"context"
@@ -73,7 +73,7 @@ const routingLookups = 8
 // Plan makes one attempt. ErrNothingRoutable (wrapped) means: try again later;
 // ErrNoCatalog: never.
 func (pl Planner) Plan(ctx context.Context) (Plan, error) {
-	s := pl.Settings.withDefaults()
+	s := pl.Settings.WithDefaults()
 	if len(s.Queries) > 0 {
 		p := Plan{Custom: true, Engine: pl.Engine}
 		for i, q := range s.Queries {
@@ -181,7 +181,7 @@ const minCallTimeout = time.Second
 // costs the plan a share of the budget, not all of it, and the call that
 // failed is the one named.
 func (pl Planner) callContext(ctx context.Context) (context.Context, context.CancelFunc) {
-	d := pl.Settings.withDefaults().ProbeTimeout
+	d := pl.Settings.WithDefaults().ProbeTimeout
 	if dl, ok := ctx.Deadline(); ok {
 		d = min(d, max(time.Until(dl)/5, minCallTimeout))
 	}

@@ -1,4 +1,4 @@
-package prober
+package plan
 
 import (
 	"strconv"
@@ -30,10 +30,10 @@ func (p Plan) ShapeOf(i int) string {
 	return ShapeLimit1
 }
 
-// shapeIndex maps each query to its shape and lists the distinct shapes in plan
+// ShapeIndex maps each query to its shape and lists the distinct shapes in plan
 // order. A query listed twice keeps its first shape, so no shape waits for
 // probes that go to another.
-func (p Plan) shapeIndex() (map[string]string, []string) {
+func (p Plan) ShapeIndex() (map[string]string, []string) {
 	of := make(map[string]string, len(p.Queries))
 	var shapes []string
 	seen := map[string]bool{}
@@ -53,7 +53,7 @@ func (p Plan) shapeIndex() (map[string]string, []string) {
 
 // ShapeNames lists the plan's distinct shapes in order.
 func (p Plan) ShapeNames() []string {
-	_, shapes := p.shapeIndex()
+	_, shapes := p.ShapeIndex()
 	return shapes
 }
 

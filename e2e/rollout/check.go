@@ -23,6 +23,7 @@ func Smoke(cfg Config) Config {
 	cfg.SlowStart = 5 * time.Second
 	cfg.Warm, cfg.Steady, cfg.Tail, cfg.Settle = 2*time.Second, 8*time.Second, 8*time.Second, time.Second
 	cfg.CalibrationLevels, cfg.CalibrationStep = []int{1, 4}, 2*time.Second
+	cfg.FleetWarmup = min(cfg.FleetWarmup, 10*time.Second)
 	cfg.RateFractions = []float64{0.5}
 	cfg.BenchRows = 200_000
 	return cfg

@@ -26,6 +26,10 @@ import (
 // study's.
 const DefaultBasePort = 30000
 
+// DefaultFleetWarmup is the command's load before the first event when the rate is given (no
+// calibration to warm the fleet).
+const DefaultFleetWarmup = 2 * time.Minute
+
 // Config is one rollout study.
 type Config struct {
 	Arms     []string // default: ArmOrder
@@ -34,6 +38,11 @@ type Config struct {
 	ScaleOut bool
 	Brokers  int     // the fleet (default 3)
 	Rate     float64 // arrivals/s through the balancer; 0: calibrate on the warm fleet
+	// FleetWarmup is load at Rate through every broker before the first event when Rate is
+	// given (0: none; the command's default is DefaultFleetWarmup): the calibration otherwise
+	// warms the fleet, and without either the first event's steady window meets brokers that
+	// have never served (a cold baseline).
+	FleetWarmup time.Duration
 	// RateFractions of the warm fleet's capacity the calibration tries (nil: coldstart's).
 	RateFractions []float64
 	// Warm is load before the steady window (not measured), Steady the window the rollout's
@@ -106,6 +115,8 @@ func (c Config) check() error {
 		return fmt.Errorf("brokers %d: want 2–%d (one slot stays free for the scale-out)", c.Brokers, cluster.MaxBrokers-1)
 	case c.Rate < 0:
 		return fmt.Errorf("rate %g: want ≥ 0 (0: calibrate)", c.Rate)
+	case c.FleetWarmup < 0:
+		return fmt.Errorf("fleet warmup %s: want ≥ 0", c.FleetWarmup)
 	case c.Warm < 0 || c.Steady <= 0 || c.Tail < 0:
 		return fmt.Errorf("warm %s, steady %s, tail %s: want warm ≥ 0, steady > 0, tail ≥ 0", c.Warm, c.Steady, c.Tail)
 	case c.Out == "":
@@ -164,6 +175,11 @@ func RunStudy(ctx context.Context, cfg Config) (*Study, error) {
 		}
 		e.study.Calibration, rate = calib, calib.Rate
 		e.study.Notes = append(e.study.Notes, "rate: "+calib.Note()+", through the balancer with every broker in service")
+	} else if cfg.FleetWarmup > 0 {
+		if err := e.warmFleet(ctx, rate, cfg.FleetWarmup); err != nil {
+			return e.study, err
+		}
+		e.study.Notes = append(e.study.Notes, fmt.Sprintf("rate %g/s given: the fleet was first warmed by %s of that load through the balancer with every broker in service (not measured)", rate, cfg.FleetWarmup))
 	}
 	e.study.RateQPS = rate
 	log.Info("rollout study", "arms", cfg.Arms, "rollouts", cfg.Rollouts, "brokers", cfg.Brokers, "rate", rate)
@@ -205,6 +221,23 @@ func (e *env) calibrate(ctx context.Context) (*coldstart.Calibration, error) {
 	defer e.dropBalancer(lb)
 	return bench.CalibrateBroker(ctx, bench.Config{Mix: e.cfg.Mix, Timeout: e.cfg.Timeout, Logger: e.cfg.Logger,
 		CalibrationLevels: e.cfg.CalibrationLevels, CalibrationStep: e.cfg.CalibrationStep, RateFractions: e.cfg.RateFractions}, lb.URL(), nil)
+}
+
+// warmFleet sends d of the load at rate through a balancer with every broker in service, as the
+// calibration would have, so the first event's steady window is measured on warm brokers.
+func (e *env) warmFleet(ctx context.Context, rate float64, d time.Duration) error {
+	lb, err := e.balancer(ctx, "fleet-warmup", 0)
+	if err != nil {
+		return err
+	}
+	defer e.dropBalancer(lb)
+	e.cfg.Logger.Info("warming the fleet before the first event", "rate", rate, "for", d)
+	bc := coldstart.NewBrokerClient(lb.URL(), nil)
+	defer bc.Close()
+	if _, err := coldstart.RunLoad(ctx, coldstart.LoadConfig{Rate: rate, Duration: d, Timeout: e.cfg.Timeout}, e.cfg.Mix, bc.Send); err != nil {
+		return fmt.Errorf("warming the fleet: %w", err)
+	}
+	return nil
 }
 
 // balancer starts a fresh HAProxy (with slowStart on every server, if > 0) and makes it the

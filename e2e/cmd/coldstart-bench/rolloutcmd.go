@@ -33,6 +33,7 @@ func rolloutCmd(ctx context.Context, args []string, stdout, stderr io.Writer, lo
 		javaQPS    = fs.Float64("java-client-qps", 0, "the Java client's arrivals per second (0: a tenth of the rate, at least 1)")
 		scaleOut   = fs.Bool("scale-out", false, "after the rollouts, one scale-out per arm: a new pod joins the warm fleet")
 		rate       = fs.Float64("rate", 0, "arrivals per second through the balancer; 0: calibrate on the warm fleet (see --rate-fractions)")
+		fleetWarm  = fs.Duration("fleet-warmup", rollout.DefaultFleetWarmup, "with --rate: load at that rate through every broker before the first event (the calibration does it otherwise); 0 skips it")
 		timeout    = fs.Duration("timeout", coldstart.DefaultTimeout, "client timeout: a round trip beyond it is a cancellation")
 		warm       = fs.Duration("warm", 15*time.Second, "load before the steady window (not measured)")
 		steady     = fs.Duration("steady", 30*time.Second, "steady window before the first deletion: the p99 the rollout's is compared with")
@@ -83,7 +84,7 @@ func rolloutCmd(ctx context.Context, args []string, stdout, stderr io.Writer, lo
 	model.Propagation, model.Grace, model.PreStop, model.MinReady = *propagate, *grace, *preStop, *minReady
 	model.Broker.InitialDelay = *initDelay
 	cfg := rollout.Config{
-		Rollouts: *rollouts, ScaleOut: *scaleOut, JavaClient: *javaClient, JavaClientQPS: *javaQPS, Brokers: *brokers, Rate: *rate, RateFractions: fractions,
+		Rollouts: *rollouts, ScaleOut: *scaleOut, JavaClient: *javaClient, JavaClientQPS: *javaQPS, Brokers: *brokers, Rate: *rate, FleetWarmup: *fleetWarm, RateFractions: fractions,
 		Warm: *warm, Steady: *steady, Tail: *tail, Settle: *settle, Timeout: *timeout, Mix: mix, MixName: mixName,
 		Model: model, SlowStart: *slowStart, SidecarEnv: sidecarEnv, BasePort: *basePort, BenchRows: *rows,
 		CalibrationLevels: levels, CalibrationStep: *calStep, WorkDir: *workDir, KeepWorkDir: *workDir != "",

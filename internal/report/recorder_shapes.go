@@ -35,16 +35,22 @@ type JITStatus struct {
 }
 
 // shapeWindow records a shape's state after one of its windows.
+//
+// Two workers can close windows of one shape at nearly the same time and tell
+// it out of order; a window with fewer probes than the one shown is the older
+// one and is dropped, under the board's lock so the metric and /status agree.
 func (r Recorder) shapeWindow(s event.ShapeState) {
-	r.M.setShape(s)
 	r.Board.Update(func(st *Status) {
-		for i := range st.Shapes {
-			if st.Shapes[i].Shape == s.Shape {
-				st.Shapes[i] = shapeStatus(s)
-				return
-			}
+		i := slices.IndexFunc(st.Shapes, func(x ShapeStatus) bool { return x.Shape == s.Shape })
+		switch {
+		case i < 0:
+			st.Shapes = append(st.Shapes, shapeStatus(s))
+		case s.Probes < st.Shapes[i].Probes:
+			return
+		default:
+			st.Shapes[i] = shapeStatus(s)
 		}
-		st.Shapes = append(st.Shapes, shapeStatus(s))
+		r.M.setShape(s)
 	})
 }
 

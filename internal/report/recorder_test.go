@@ -271,3 +271,33 @@ func TestEngineWarmIsLogged(t *testing.T) {
 		t.Errorf("log:\n%s\nwant %s", logs.String(), want)
 	}
 }
+
+// Two workers closing windows of one shape can tell them out of order: the
+// older window (fewer probes) arriving last must not replace the newer one in
+// /status or the metrics.
+func TestAnOlderShapeWindowArrivingLateIsDropped(t *testing.T) {
+	f := newFixture(t)
+	rec := Recorder{M: f.m, Board: f.board}
+	now := time.Now()
+	f.board.StartRun(now, now.Add(15*time.Second))
+	rec.Observe(event.Event{Kind: event.KindPlanned, Plan: prober.Plan{Queries: []string{"a"}, Shapes: []string{"distinct"}}})
+	newer := event.ShapeState{Shape: "distinct", Probes: 30, Latest: 9 * time.Millisecond, Best: 9 * time.Millisecond, InARow: 3, Converged: true}
+	older := event.ShapeState{Shape: "distinct", Probes: 20, Latest: 40 * time.Millisecond, Best: 9 * time.Millisecond, InARow: 0}
+	rec.Observe(event.Event{Kind: event.KindShapeWindow, Shape: newer})
+	rec.Observe(event.Event{Kind: event.KindShapeWindow, Shape: older})
+	if got := f.status(t).Shapes; len(got) != 1 || got[0] != shapeStatus(newer) {
+		t.Errorf("status shapes %+v, want the newer window %+v", got, shapeStatus(newer))
+	}
+	if v := testutil.ToFloat64(f.m.shapeConverged.WithLabelValues("distinct")); v != 1 {
+		t.Errorf("converged{distinct} = %v, want 1 (the newer window's)", v)
+	}
+	if v := testutil.ToFloat64(f.m.shapeLatency.WithLabelValues("distinct")); v != 0.009 {
+		t.Errorf("latency{distinct} = %v, want 0.009 (the newer window's)", v)
+	}
+	// A later window still replaces it.
+	newest := event.ShapeState{Shape: "distinct", Probes: 40, Latest: 8 * time.Millisecond, Best: 8 * time.Millisecond, InARow: 4, Converged: true}
+	rec.Observe(event.Event{Kind: event.KindShapeWindow, Shape: newest})
+	if got := f.status(t).Shapes; len(got) != 1 || got[0] != shapeStatus(newest) {
+		t.Errorf("status shapes %+v, want the newest window %+v", got, shapeStatus(newest))
+	}
+}

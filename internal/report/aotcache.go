@@ -57,7 +57,7 @@ func aotStates() []string { return append(slices.Clone(aotlog.States), AOTUnread
 // BrokerStarted reads and reports the log of the broker that just turned healthy: the JVM
 // writes its AOT lines at its start, and rotates the file then, so they are the current JVM's.
 func (r *AOTCacheReport) BrokerStarted(ctx context.Context) {
-	st := AOTCacheStatus{}
+	var st AOTCacheStatus
 	b, err := r.read(r.path)
 	if err != nil {
 		st = AOTCacheStatus{State: AOTUnreadable, Error: fmt.Sprintf("reading the broker JVM's AOT log %s: %v", r.path, err)}

@@ -147,7 +147,7 @@ func TestAOTCacheKey(t *testing.T) {
 	on := map[string]any{"brokerJvm": map[string]any{"aotCache": map[string]any{"enabled": true, "key": ""}}}
 	long := "registry.example.com/" + strings.Repeat("team/", 50) + "pinot:1.6.0"
 	for image, want := range map[string]string{
-		"apachepinot/pinot:1.6.0-21-ms-openjdk": "apachepinot-pinot-1.6.0-21-ms-openjdk",
+		"apachepinot/pinot:1.6.0-21-ms-openjdk":  "apachepinot-pinot-1.6.0-21-ms-openjdk",
 		"reg.example:5000/pinot@sha256:0123abcd": "reg.example-5000-pinot-sha256-0123abcd",
 		"":                                       "",
 	} {

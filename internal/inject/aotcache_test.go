@@ -41,7 +41,7 @@ func volumesOf(sts k8sObject) map[string]map[string]any {
 	return out
 }
 
-// brokerJVMFlags: the use mode mounts the cache read-only, the train mode writable; both mount
+// TestAOTCacheLandsInTheBrokerPod: the use mode mounts the cache read-only, the train mode writable; both mount
 // the log directory in the broker and, read-only, in the sidecar, which is told where the log is.
 func TestAOTCacheLandsInTheBrokerPod(t *testing.T) {
 	for _, tc := range []struct {

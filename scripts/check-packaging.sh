@@ -124,6 +124,53 @@ if not brokers:
 EOF
 }
 
+# aot_in FILE MODE: brokerJvm.aotCache in MODE (use, train or off) as every broker pod should
+# carry it: the JVM options once in the broker container's JAVA_OPTS (and no AOT option in any
+# other container's), the cache and log volumes mounted in the broker, the log read-only in the
+# sidecar with WARMUP_BROKER_AOT_LOG pointing at it.
+aot_in() {
+	"$PYTHON" - "$1" "$2" <<'EOF'
+import sys, yaml
+path, mode = sys.argv[1], sys.argv[2]
+flag = {"use": "-XX:AOTCache=", "train": "-XX:AOTCacheOutput="}.get(mode)
+brokers = 0
+for d in yaml.safe_load_all(open(path)):
+    if not d or d.get("kind") not in ("StatefulSet", "Deployment"):
+        continue
+    is_broker = d["spec"]["template"]["metadata"].get("labels", {}).get("component") == "broker"
+    pod = d["spec"]["template"]["spec"]
+    vols = {v["name"] for v in pod.get("volumes") or []}
+    for c in (pod.get("containers") or []) + (pod.get("initContainers") or []):
+        where = f"{d['kind']} {d['metadata']['name']} container {c['name']}"
+        opts = " ".join((e.get("value") or "") for e in c.get("env") or [] if e.get("name") == "JAVA_OPTS").split()
+        aot = [o for o in opts if o.startswith("-XX:AOTCache") or o.startswith("-Xlog:aot")]
+        mounts = {m["name"]: m for m in c.get("volumeMounts") or []}
+        env = {e["name"]: e.get("value") for e in c.get("env") or []}
+        if is_broker and c["name"] == "broker":
+            brokers += 1
+            if flag is None:
+                if aot or "warmup-aot-cache" in mounts:
+                    sys.exit(f"{where}: AOT options {aot} or mounts with aotCache off")
+                continue
+            if len(aot) != 2 or sum(o.startswith(flag) for o in aot) != 1 or sum(o.startswith("-Xlog:aot") for o in aot) != 1:
+                sys.exit(f"{where}: AOT options {aot}, want one {flag}... and one -Xlog:aot")
+            cache = mounts.get("warmup-aot-cache")
+            if not cache or bool(cache.get("readOnly")) != (mode == "use") or "warmup-aot-log" not in mounts:
+                sys.exit(f"{where}: mounts {sorted(mounts)}, want warmup-aot-cache (readOnly only in use) and warmup-aot-log")
+            if not {"warmup-aot-cache", "warmup-aot-log"} <= vols:
+                sys.exit(f"{where}: pod volumes {sorted(vols)} lack warmup-aot-cache/warmup-aot-log")
+            print(f"{where}: {aot}")
+        elif aot:
+            sys.exit(f"{where}: AOT options in JAVA_OPTS: only the broker's may have them")
+        elif c["name"] == "warmup-sidecar" and flag is not None:
+            log = mounts.get("warmup-aot-log")
+            if not log or not log.get("readOnly") or not (env.get("WARMUP_BROKER_AOT_LOG") or "").startswith(log["mountPath"]):
+                sys.exit(f"{where}: log mount {log}, WARMUP_BROKER_AOT_LOG {env.get('WARMUP_BROKER_AOT_LOG')}")
+if not brokers:
+    sys.exit("no broker container in " + path)
+EOF
+}
+
 # ---- Dockerfile ------------------------------------------------------------------------
 check "hadolint Dockerfile (.hadolint.yaml, failure-threshold style)" hadolint Dockerfile
 
@@ -182,9 +229,20 @@ podMonitor:
     release: kube-prometheus-stack
 EOF
 	printf 'enabled: true\nbrokerJvm:\n  c1Only: true\n' >"$WORK/values/c1.yaml"
+	# An umbrella chart names the cache key itself (only warmup-inject sees the broker image).
+	cat >"$WORK/values/aot.yaml" <<'EOF'
+enabled: true
+brokerJvm:
+  aotCache:
+    enabled: true
+    key: apachepinot-pinot-1.6.0
+    volume:
+      persistentVolumeClaim:
+        claimName: pinot-broker-aot
+EOF
 }
 write_variants
-VARIANTS=(disabled enabled native auth c1)
+VARIANTS=(disabled enabled native auth c1 aot)
 
 # The example umbrella chart renders the broker StatefulSet with the sidecar from the named
 # templates: the only way to see the container itself through `helm template`.
@@ -234,6 +292,16 @@ check "umbrella [c1]: -XX:TieredStopAtLevel=1 once in the broker's JAVA_OPTS" \
 	c1_in "$WORK/umbrella-c1-1.29.0.yaml" 1
 check "umbrella [enabled]: -XX:TieredStopAtLevel=1 nowhere (c1Only defaults to false)" \
 	c1_in "$WORK/umbrella-enabled-1.29.0.yaml" 0
+check "umbrella [aot]: -XX:AOTCache and the AOT log once in the broker's JAVA_OPTS, volumes mounted, the sidecar told" \
+	aot_in "$WORK/umbrella-aot-1.29.0.yaml" use
+check "umbrella [enabled]: no AOT option, volume or mount (aotCache defaults to off)" \
+	aot_in "$WORK/umbrella-enabled-1.29.0.yaml" off
+must_fail "umbrella refuses brokerJvm.aotCache without a key (it cannot see the broker image)" \
+	helm template pinot "$UMB" --kube-version 1.29.0 -f "$WORK/values/umbrella-aot.yaml" \
+	--set pinot-broker-warmup.brokerJvm.aotCache.key=
+must_fail "umbrella refuses brokerJvm.aotCache without a volume" \
+	helm template pinot "$UMB" --kube-version 1.29.0 -f "$WORK/values/umbrella-aot.yaml" \
+	--set pinot-broker-warmup.brokerJvm.aotCache.volume=null
 must_fail "native sidecar refused below Kubernetes 1.29" \
 	helm template pinot "$UMB" --kube-version 1.28.0 -f "$WORK/values/umbrella-native.yaml"
 
@@ -276,6 +344,9 @@ BAD_VALUES=(
 	brokerJvm.c1Only=yes
 	brokerJvm.javaOptsEnv=JAVA-OPTS
 	brokerJvm.tieredStopAtLevel=1
+	brokerJvm.aotCache.mode=write
+	brokerJvm.aotCache.key=a/b
+	brokerJvm.aotCache.enabled=yes
 )
 for bad in "${BAD_VALUES[@]}"; do
 	must_fail "schema rejects $bad (helm template)" \
@@ -343,6 +414,25 @@ for f in default customized; do
 	done
 	check "inject $f.yaml (c1Only) twice equals once" bash -c \
 		'[[ -s "$3" ]] && "$1" --values="$2" <"$3" 2>/dev/null | cmp -s - "$3"' _ "$INJECT" "$WORK/values/inject-c1.yaml" "$out"
+done
+# brokerJvm.aotCache: use and train, the key derived from the broker image.
+printf 'brokerJvm:\n  aotCache:\n    enabled: true\n    volume:\n      persistentVolumeClaim:\n        claimName: pinot-broker-aot\n' \
+	>"$WORK/values/inject-aot-use.yaml"
+{ cat "$WORK/values/inject-aot-use.yaml"; printf '    mode: train\n'; } >"$WORK/values/inject-aot-train.yaml"
+for f in default customized; do
+	check "inject $f.yaml (aotCache off): no AOT option, volume or mount" aot_in "$WORK/inject-$f.yaml" off
+	for mode in use train; do
+		out="$WORK/inject-$f-aot-$mode.yaml"
+		check "warmup-inject $f.yaml (brokerJvm.aotCache, $mode)" bash -c '"$1" --values="$2" <"$3" >"$4"' _ \
+			"$INJECT" "$WORK/values/inject-aot-$mode.yaml" "$FIXTURES/$f.yaml" "$out"
+		check "inject $f.yaml (aotCache $mode): the options once in the broker's JAVA_OPTS, volumes mounted, the sidecar told" \
+			aot_in "$out" "$mode"
+		for k in "${KUBE_VERSIONS[@]}"; do
+			check "kubernetes-validate --strict inject $f.yaml (aotCache $mode) at $k" validate "$out" "$k"
+		done
+		check "inject $f.yaml (aotCache $mode) twice equals once" bash -c \
+			'[[ -s "$3" ]] && "$1" --values="$2" <"$3" 2>/dev/null | cmp -s - "$3"' _ "$INJECT" "$WORK/values/inject-aot-$mode.yaml" "$out"
+	done
 done
 check "inject picks up broker port 8199 from customized.yaml" \
 	grep -q 'value: "http://127.0.0.1:8199"' "$WORK/inject-customized.yaml"

@@ -67,6 +67,7 @@ func badValues(t *testing.T) []badValue {
 		{env: "WARMUP_CONVERGE_TOLERANCE=2", name: "WARMUP_CONVERGE_TOLERANCE"},
 		{env: "WARMUP_CONVERGE_WINDOWS=0", name: "WARMUP_CONVERGE_WINDOWS"},
 		{env: "WARMUP_JVM_METRICS_URL=localhost:8008/metrics", name: "WARMUP_JVM_METRICS_URL"},
+		{env: "WARMUP_BROKER_AOT_LOG=aot.log", name: "WARMUP_BROKER_AOT_LOG"},
 		{env: "WARMUP_BUDGETS=15s", name: "WARMUP_BUDGETS"},
 		{env: "WARMUP_ENABLE=true", name: "WARMUP_ENABLE"},
 	}

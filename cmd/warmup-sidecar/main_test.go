@@ -272,49 +272,70 @@ func TestServeWarmsThenStopsCleanlyOnSIGTERM(t *testing.T) {
 	defer b.Close()
 	defer c.Close()
 	addr := freeAddr(t)
-	cmd := exec.Command(binary(t), "-drain=200ms")
-	cmd.Env = cleanEnv("WARMUP_BROKER_URL="+b.URL(), "WARMUP_CONTROLLER_URL="+c.URL(),
+	sc := serveBinary(t, "WARMUP_BROKER_URL="+b.URL(), "WARMUP_CONTROLLER_URL="+c.URL(),
 		"WARMUP_LISTEN_ADDR="+addr, "WARMUP_MIN_ITERATIONS=100", "WARMUP_CONCURRENCY=4")
-	var logs syncBuf
-	cmd.Stderr = &logs
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
+	waitReady(t, addr, sc.logs)
+	if code, body := httpGet("http://" + addr + "/metrics"); code != 200 || !strings.Contains(body, "pinot_warmup_broker_warm 1") {
+		t.Fatalf("/metrics: %d, warm gauge not 1", code)
 	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	defer func() {
-		_ = cmd.Process.Kill()
-	}()
+	sc.stopBySIGTERM(t)
+	for _, want := range []string{`"phase":"warming"`, `"phase":"warm"`, `"msg":"warmup finished"`, `"outcome":"warm"`, `"msg":"stopped"`} {
+		if !strings.Contains(sc.logs.String(), want) {
+			t.Errorf("logs lack %s", want)
+		}
+	}
+}
 
+// waitReady waits up to 10s for the sidecar at addr to answer /readyz 200.
+func waitReady(t *testing.T, addr string, logs *syncBuf) {
+	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		code, _ := httpGet("http://" + addr + "/readyz")
 		if code == 200 {
-			break
+			return
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("/readyz never 200; logs:\n%s", logs.String())
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	if code, body := httpGet("http://" + addr + "/metrics"); code != 200 || !strings.Contains(body, "pinot_warmup_broker_warm 1") {
-		t.Fatalf("/metrics: %d, warm gauge not 1", code)
+}
+
+// served is the binary serving, with its stderr.
+type served struct {
+	cmd    *exec.Cmd
+	exited chan error
+	logs   *syncBuf
+}
+
+// serveBinary starts the binary with env; the test's end kills it by PID if still running.
+func serveBinary(t *testing.T, env ...string) *served {
+	t.Helper()
+	s := &served{cmd: exec.Command(binary(t), "-drain=200ms"), exited: make(chan error, 1), logs: &syncBuf{}}
+	s.cmd.Env = cleanEnv(env...)
+	s.cmd.Stderr = s.logs
+	if err := s.cmd.Start(); err != nil {
+		t.Fatal(err)
 	}
-	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+	go func() { s.exited <- s.cmd.Wait() }()
+	t.Cleanup(func() { _ = s.cmd.Process.Kill() })
+	return s
+}
+
+// stopBySIGTERM signals the sidecar and insists it exits 0 within 8s.
+func (s *served) stopBySIGTERM(t *testing.T) {
+	t.Helper()
+	if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
 	select {
-	case err := <-exited:
+	case err := <-s.exited:
 		if err != nil {
-			t.Fatalf("exit after SIGTERM: %v, want 0; logs:\n%s", err, logs.String())
+			t.Fatalf("exit after SIGTERM: %v, want 0; logs:\n%s", err, s.logs.String())
 		}
 	case <-time.After(8 * time.Second):
 		t.Fatal("no exit within 8s of SIGTERM")
-	}
-	for _, want := range []string{`"phase":"warming"`, `"phase":"warm"`, `"msg":"warmup finished"`, `"outcome":"warm"`, `"msg":"stopped"`} {
-		if !strings.Contains(logs.String(), want) {
-			t.Errorf("logs lack %s", want)
-		}
 	}
 }
 

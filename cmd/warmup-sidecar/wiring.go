@@ -5,6 +5,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"os"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -131,6 +132,13 @@ func newSidecar(cfg config.Config, log *slog.Logger, client *pinot.Client) (*sid
 			Settings: settings(cfg),
 		},
 		Broker: client, Compile: compileSource(cfg), Gate: gate, Board: board, Health: health, Metrics: m, Log: log,
+	}
+	if cfg.BrokerAOTLog != "" {
+		aot, err := report.NewAOTCacheReport(cfg.BrokerAOTLog, os.ReadFile, board, reg, log)
+		if err != nil {
+			return nil, err
+		}
+		sup.AOTCache = aot
 	}
 	return &sidecar{reg: reg, gate: gate, board: board, health: health, metrics: m, sup: sup}, nil
 }

@@ -90,6 +90,9 @@ func aotCell(a *Arm) string {
 	if n[AOTRejected] > 0 {
 		cell += fmt.Sprintf(", **rejected in %d**", n[AOTRejected])
 	}
+	if n[AOTAbsent] > 0 {
+		cell += fmt.Sprintf(", **cache absent in %d**", n[AOTAbsent])
+	}
 	if n[AOTNoEvidence] > 0 {
 		cell += fmt.Sprintf(", **no evidence in %d**", n[AOTNoEvidence])
 	}

@@ -64,6 +64,8 @@ type Config struct {
 	// What the default probe sends (README "What is probed").
 	ProbeShapes string `envconfig:"WARMUP_PROBE_SHAPES" default:"schema"`
 	MultiStage  string `envconfig:"WARMUP_MULTISTAGE" default:"auto"`
+	// BrokerAOTLog is the broker JVM's -Xlog:aot file (README "JDK 25+: an AOT cache"); empty: not read.
+	BrokerAOTLog string `envconfig:"WARMUP_BROKER_AOT_LOG"`
 
 	// Queries is Query split by sqltext.Split: one entry per query, with its SETs.
 	Queries []string `ignored:"true"`

@@ -61,7 +61,7 @@ func TestDefaultsMatchDesign(t *testing.T) {
 
 func TestKnownListsEveryDesignVariable(t *testing.T) {
 	want := []string{
-		"WARMUP_AUTH_HEADER_FILE", "WARMUP_BROKER_URL", "WARMUP_BUDGET", "WARMUP_CONCURRENCY",
+		"WARMUP_AUTH_HEADER_FILE", "WARMUP_BROKER_AOT_LOG", "WARMUP_BROKER_URL", "WARMUP_BUDGET", "WARMUP_CONCURRENCY",
 		"WARMUP_CONTROLLER_URL", "WARMUP_CONVERGE_TOLERANCE", "WARMUP_CONVERGE_WINDOWS", "WARMUP_ENABLED",
 		"WARMUP_EXIT", "WARMUP_FAIL_CLOSED", "WARMUP_JVM_METRICS_URL", "WARMUP_LISTEN_ADDR",
 		"WARMUP_LOG_FORMAT", "WARMUP_LOG_LEVEL", "WARMUP_MAX_TABLES", "WARMUP_MIN_ITERATIONS",
@@ -99,6 +99,7 @@ func TestEveryValueIsRead(t *testing.T) {
 		"WARMUP_JVM_METRICS_URL=http://127.0.0.1:8008/metrics?name[]=jvm_compilation_time_seconds_total",
 		"WARMUP_PROBE_SHAPES=limit1",
 		"WARMUP_MULTISTAGE=off",
+		"WARMUP_BROKER_AOT_LOG=/var/log/pinot-aot/aot.log",
 	)
 	want := Config{
 		Enabled: false, BrokerURL: "https://broker.example:8443/", ControllerURL: "http://ctl:9000",
@@ -107,7 +108,7 @@ func TestEveryValueIsRead(t *testing.T) {
 		ListenAddr: "127.0.0.1:19095", LogFormat: "text", LogLevel: "DEBUG", TableList: []string{"a", "b"},
 		Exit: "floor", ConvergeTolerance: 0.35, ConvergeWindows: 5,
 		JVMMetricsURL: "http://127.0.0.1:8008/metrics?name[]=jvm_compilation_time_seconds_total",
-		ProbeShapes:   "limit1", MultiStage: "off",
+		ProbeShapes:   "limit1", MultiStage: "off", BrokerAOTLog: "/var/log/pinot-aot/aot.log",
 	}
 	if !reflect.DeepEqual(c, want) {
 		t.Errorf("\n got %+v\nwant %+v", c, want)
@@ -180,6 +181,7 @@ func TestErrorMessages(t *testing.T) {
 		{"WARMUP_CONVERGE_WINDOWS=101", `WARMUP_CONVERGE_WINDOWS=101: expected 1 to 100 flat windows in a row`},
 		{"WARMUP_JVM_METRICS_URL=127.0.0.1:8008", `WARMUP_JVM_METRICS_URL="127.0.0.1:8008": expected an http:// or https:// URL with a host, such as http://127.0.0.1:8008/metrics`},
 		{"WARMUP_JVM_METRICS_URL=http://u:p@127.0.0.1:8008/metrics", `WARMUP_JVM_METRICS_URL: a URL with user info (user:password@) is not accepted: expected a plain URL such as http://127.0.0.1:8008/metrics`},
+		{"WARMUP_BROKER_AOT_LOG=aot.log", `WARMUP_BROKER_AOT_LOG="aot.log": expected an absolute path to the broker JVM's AOT log, such as /var/log/pinot-aot/aot.log`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.env, func(t *testing.T) {
@@ -237,6 +239,7 @@ func TestEveryVariableRejectsAWrongValue(t *testing.T) {
 		{"WARMUP_CONVERGE_WINDOWS", "-2"},
 		{"WARMUP_CONVERGE_WINDOWS", "three"},
 		{"WARMUP_JVM_METRICS_URL", "ftp://broker:8008/metrics"},
+		{"WARMUP_BROKER_AOT_LOG", "logs/aot.log"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name+"="+tc.value, func(t *testing.T) {

@@ -13,6 +13,7 @@ type brokerTarget struct {
 	namespace string
 	labels    map[string]string // pod template labels
 	port      int               // the broker's query port, read from its container
+	image     string            // the broker container's image reference
 	configMap configRef         // where pinot-broker.conf lives; zero when not found
 }
 
@@ -59,6 +60,7 @@ func newBrokerTarget(index int, sts statefulSet, containerName string) (brokerTa
 		return t, fmt.Errorf("StatefulSet %s: %w", t.name, err)
 	}
 	t.port = p
+	t.image = broker.Image
 	t.configMap = brokerConfigRef(*broker, pod.Volumes)
 	return t, nil
 }

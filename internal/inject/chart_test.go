@@ -92,6 +92,7 @@ var designMetrics = []string{
 	"pinot_warmup_shape_latency_seconds",
 	"pinot_warmup_shape_converged",
 	"pinot_warmup_jvm_compile_rate",
+	"pinot_warmup_broker_aot_cache",
 }
 
 func TestDashboardConfigMapAndQueries(t *testing.T) {

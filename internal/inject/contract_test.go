@@ -43,7 +43,12 @@ warmup:
   convergeTolerance: 0.35
   convergeWindows: 5
   jvmMetricsUrl: http://127.0.0.1:8008/metrics
+brokerJvm:
+  aotCache:
+    enabled: true
+    volume: {persistentVolumeClaim: {claimName: pinot-broker-aot}}
 `, func(c *config.Config) {
+			c.BrokerAOTLog = "/var/log/pinot-aot/aot.log"
 			c.Exit, c.ConvergeTolerance, c.ConvergeWindows = "floor", 0.35, 5
 			c.JVMMetricsURL = "http://127.0.0.1:8008/metrics"
 			c.Budget = 90 * time.Second

@@ -78,6 +78,20 @@ resources:
   limits: {cpu: 1, memory: 256Mi}
 readinessProbe: {periodSeconds: 2}
 `,
+	"aot-cache-with-auth": `
+auth:
+  existingSecret: pinot-warmup-auth
+  key: header
+brokerJvm:
+  aotCache:
+    enabled: true
+    mode: train
+    key: apachepinot-pinot-latest
+    volume:
+      persistentVolumeClaim: {claimName: pinot-broker-aot}
+warmup:
+  controllerUrl: http://pinot-controller:9000
+`,
 	"native-auth-listener-tuned": `
 nativeSidecar: true
 auth:

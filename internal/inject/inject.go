@@ -82,6 +82,9 @@ func injectAll(r *renderer, docs []manifest, log io.Writer) error {
 	}
 	for _, t := range targets {
 		overrides := map[string]any{"warmup": map[string]any{"brokerPort": t.port}}
+		if key, derived := aotCacheKey(r.values, t); derived {
+			overrides["brokerJvm"] = map[string]any{"aotCache": map[string]any{"key": key}}
+		}
 		controller := ""
 		if needsController(r.values) {
 			controller = controllerURL(services, t)
@@ -101,6 +104,9 @@ func injectAll(r *renderer, docs []manifest, log io.Writer) error {
 			if err := addListener(docs, configMaps, t, inj.brokerConfig); err != nil {
 				return inputErr(err)
 			}
+		}
+		if addBrokerMounts(documentRoot(d.node), containerName, inj.brokerVolumeMounts) {
+			d.changed = true
 		}
 		if inj.brokerJavaOpts != "" {
 			changed, err := addJavaOpts(documentRoot(d.node), t, containerName, javaOptsEnv, inj.brokerJavaOpts)

@@ -61,13 +61,17 @@ func mergeJavaOpts(have, add string) string {
 	return strings.Join(tokens, " ")
 }
 
-// javaOptName is what makes two JVM options the same setting: -XX:[+-]Name[=v] by Name,
-// -Dkey=v by key, anything else by its whole text.
+// javaOptName is what makes two JVM options the same setting: -XX:[+-]Name[=v] by Name
+// (AOTCache and AOTCacheOutput are one), -Dkey=v by key, anything else by its whole text.
 func javaOptName(opt string) string {
 	switch {
 	case strings.HasPrefix(opt, "-XX:"):
 		name := strings.TrimLeft(strings.TrimPrefix(opt, "-XX:"), "+-")
 		name, _, _ = strings.Cut(name, "=")
+		if name == "AOTCacheOutput" {
+			// The JVM refuses both at once: a train-mode option is replaced by a use-mode one.
+			name = "AOTCache"
+		}
 		return "-XX:" + name
 	case strings.HasPrefix(opt, "-D"):
 		name, _, _ := strings.Cut(opt, "=")

@@ -33,6 +33,7 @@ type podSpec struct {
 
 type container struct {
 	Name           string        `yaml:"name"`
+	Image          string        `yaml:"image"`
 	Args           []string      `yaml:"args"`
 	Command        []string      `yaml:"command"`
 	Ports          []port        `yaml:"ports"`

@@ -27,6 +27,8 @@ type injection struct {
 	volumes        []*yaml.Node
 	brokerConfig   string
 	brokerJavaOpts string // appended to the broker container's JVM options
+	// brokerVolumeMounts go into the broker container (brokerJvm.aotCache).
+	brokerVolumeMounts []*yaml.Node
 }
 
 // releaseName is .Release.Name in what inject renders (the chart's injection templates do not
@@ -97,9 +99,10 @@ func parseInjection(text string) (injection, error) {
 	}
 	root := documentRoot(&doc)
 	inj := injection{
-		containers:     items(mapValue(root, "containers")),
-		initContainers: items(mapValue(root, "initContainers")),
-		volumes:        items(mapValue(root, "volumes")),
+		containers:         items(mapValue(root, "containers")),
+		initContainers:     items(mapValue(root, "initContainers")),
+		volumes:            items(mapValue(root, "volumes")),
+		brokerVolumeMounts: items(mapValue(root, "brokerVolumeMounts")),
 	}
 	if bc := mapValue(root, "brokerConfig"); bc != nil {
 		inj.brokerConfig = bc.Value

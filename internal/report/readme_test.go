@@ -1,12 +1,14 @@
 package report
 
 import (
+	"log/slog"
 	"os"
 	"reflect"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -35,6 +37,10 @@ func TestReadmeMetricsTableMatchesTheCollectors(t *testing.T) {
 	}
 	m, err := NewMetrics(reg)
 	if err != nil {
+		t.Fatal(err)
+	}
+	// Registered only with WARMUP_BROKER_AOT_LOG.
+	if _, err := NewAOTCacheReport("/aot.log", os.ReadFile, NewStatusBoard(true, 1, time.Second, time.Now), reg, slog.New(slog.DiscardHandler)); err != nil {
 		t.Fatal(err)
 	}
 	// The series that exist only once a run sets them.

@@ -54,6 +54,9 @@ type Status struct {
 	// Engines is each probed engine's progress toward its share of the floor,
 	// keyed single_stage / multi_stage; absent before the plan.
 	Engines map[string]EngineStatus `json:"engines,omitempty"`
+	// BrokerAOTCache is what the broker JVM's AOT log said at its last start
+	// (aotcache.go); absent without WARMUP_BROKER_AOT_LOG. It outlives runs.
+	BrokerAOTCache *AOTCacheStatus `json:"broker_aot_cache,omitempty"`
 
 	// shapeOf is the plan's shape of each query, to name a dropped one's.
 	shapeOf map[string]string
@@ -109,6 +112,7 @@ func (b *StatusBoard) StartRun(start, deadline time.Time) {
 	b.s = Status{
 		Enabled: b.s.Enabled, Floor: b.s.Floor, Exit: b.s.Exit, BudgetSeconds: b.s.BudgetSeconds, Run: run,
 		StartedAt: start, Tables: []string{}, Queries: []string{}, UncoveredServers: []string{}, Shapes: []ShapeStatus{},
+		BrokerAOTCache: b.s.BrokerAOTCache,
 	}
 	b.deadline = deadline
 	b.lat = newLatencyWindow(LatencyWindow)
@@ -138,6 +142,11 @@ func (b *StatusBoard) Snapshot(g *gatehttp.Gate) Status {
 	if b.s.JIT != nil {
 		jit := *b.s.JIT
 		s.JIT = &jit
+	}
+	if b.s.BrokerAOTCache != nil {
+		aot := *b.s.BrokerAOTCache
+		aot.Evidence = slices.Clone(aot.Evidence)
+		s.BrokerAOTCache = &aot
 	}
 	deadline := b.deadline
 	b.mu.Unlock()

@@ -30,6 +30,9 @@ func (s *Supervisor) healthy(ctx context.Context, lt *lifetime) *lifetime {
 		s.Log.Info("broker back with the same start time: not a restart, its budget and warmth are kept", "start_time", st)
 		return lt
 	}
+	if s.AOTCache != nil {
+		s.AOTCache.BrokerStarted(ctx)
+	}
 	return &lifetime{
 		startTime: st, noEndpoint: absent, deadline: s.Now().Add(s.Opts.Budget),
 		rerun:   backoff.Doubling{Min: s.RerunMin, Max: s.RerunMax},

@@ -66,8 +66,13 @@ func TestStartTimeChangeIsARestart(t *testing.T) {
 	fb.broker.SetStartTime(first)
 	fs := newFaultSup(t, fb.broker.URL(), fb.ctrl.URL(), Options{Enabled: true, Budget: 5 * time.Second, Rearm: true,
 		Settings: prober.Settings{MinIterations: 20, Concurrency: 2, MaxTables: 5, ProbeTimeout: time.Second}}, nil)
+	starts := &brokerStarts{}
+	fs.sup.AOTCache = starts
 	fs.run(t)
 	waitFor(t, 5*time.Second, "first warm", fs.sup.Gate.IsOpen)
+	if n := starts.count(); n != 1 {
+		t.Errorf("broker starts heard before the restart: %d, want 1", n)
+	}
 	before := fb.probes()
 	fb.broker.SetStartTime(second)
 	waitFor(t, 5*time.Second, "a second warm run", func() bool {
@@ -76,6 +81,9 @@ func TestStartTimeChangeIsARestart(t *testing.T) {
 	})
 	if n := fb.probes() - before; n < 20 {
 		t.Errorf("the restarted broker got %d probes, want the floor (20)", n)
+	}
+	if n := starts.count(); n != 2 {
+		t.Errorf("broker starts heard: %d, want 2 (the AOT log is read after each start)", n)
 	}
 	if !strings.Contains(fs.logs.String(), "broker restarted") {
 		t.Errorf("restart not logged:\n%s", tail(fs.logs.String(), 2000))
@@ -95,6 +103,8 @@ func TestOutageWithUnchangedStartTimeIsNotARestart(t *testing.T) {
 	fb.broker.SetStartTime("2026-12-01T10:00:00Z")
 	fs := newFaultSup(t, fb.broker.URL(), fb.ctrl.URL(), Options{Enabled: true, Budget: 5 * time.Second, Rearm: true,
 		Settings: prober.Settings{MinIterations: 20, Concurrency: 2, MaxTables: 5, ProbeTimeout: time.Second}}, nil)
+	starts := &brokerStarts{}
+	fs.sup.AOTCache = starts
 	fs.run(t)
 	waitFor(t, 5*time.Second, "warm", fs.sup.Gate.IsOpen)
 	before := fb.probes()
@@ -111,8 +121,29 @@ func TestOutageWithUnchangedStartTimeIsNotARestart(t *testing.T) {
 	if p := fs.sup.Gate.Phase(); p != gatehttp.PhaseWarm {
 		t.Errorf("phase %s, want warm", p)
 	}
+	if n := starts.count(); n != 1 {
+		t.Errorf("broker starts heard: %d, want 1 (an outage with the same start time is not a start)", n)
+	}
 	fs.stop(t)
 	fb.close()
+}
+
+// brokerStarts counts the broker starts the supervisor reports.
+type brokerStarts struct {
+	mu sync.Mutex
+	n  int
+}
+
+func (b *brokerStarts) BrokerStarted(context.Context) {
+	b.mu.Lock()
+	b.n++
+	b.mu.Unlock()
+}
+
+func (b *brokerStarts) count() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.n
 }
 
 // stepClock is a fake clock whose Sleep returns at once, moving the clock on.

@@ -35,6 +35,12 @@ type StartTimer interface {
 	StartTime(ctx context.Context) (string, error)
 }
 
+// BrokerStartObserver hears of each broker start once its /health is 200. It must not
+// block: the warmup follows.
+type BrokerStartObserver interface {
+	BrokerStarted(ctx context.Context)
+}
+
 // Options are the policy knobs (from WARMUP_*).
 type Options struct {
 	Enabled    bool
@@ -54,8 +60,11 @@ type Supervisor struct {
 	Board   *report.StatusBoard
 	Health  *gatehttp.BrokerHealth
 	Metrics *report.Metrics
-	Log     *slog.Logger
-	Now     func() time.Time
+	// AOTCache is told of each broker start (a new lifetime) once its /health is 200:
+	// report.AOTCacheReport reads the broker JVM's AOT log then. nil: none.
+	AOTCache BrokerStartObserver
+	Log      *slog.Logger
+	Now      func() time.Time
 	// Sleep waits within ctx (false when ctx ended first); nil: backoff.Sleep.
 	Sleep func(ctx context.Context, d time.Duration) bool
 

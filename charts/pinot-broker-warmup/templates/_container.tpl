@@ -46,11 +46,18 @@ resources:
 securityContext:
   {{- toYaml $v.securityContext | nindent 2 }}
 terminationMessagePolicy: FallbackToLogsOnError
-{{- if $v.auth.existingSecret }}
+{{- if or $v.auth.existingSecret $v.brokerJvm.aotCache.enabled }}
 volumeMounts:
+  {{- if $v.auth.existingSecret }}
   - name: warmup-auth
     mountPath: {{ $v.auth.mountPath }}
     readOnly: true
+  {{- end }}
+  {{- if $v.brokerJvm.aotCache.enabled }}
+  - name: warmup-aot-log
+    mountPath: {{ include "pinot-broker-warmup.aotLogDir" . }}
+    readOnly: true
+  {{- end }}
 {{- end }}
 {{- end -}}
 
@@ -107,6 +114,10 @@ empty so the sidecar's own defaults (and its "controller required unless ..." ru
 - name: WARMUP_AUTH_HEADER_FILE
   value: {{ printf "%s/%s" (trimSuffix "/" .auth.mountPath) .auth.key | quote }}
 {{- end }}
+{{- if .brokerJvm.aotCache.enabled }}
+- name: WARMUP_BROKER_AOT_LOG
+  value: {{ printf "%s/aot.log" (include "pinot-broker-warmup.aotLogDir" .) | quote }}
+{{- end }}
 - name: WARMUP_LISTEN_ADDR
   value: {{ printf ":%d" (int .warmup.listenPort) | quote }}
 - name: WARMUP_LOG_FORMAT
@@ -144,6 +155,14 @@ Checks that JSON schema cannot express: they need two values at once or the clus
 {{- end -}}
 {{- if and $v.loopbackListener.enabled (eq (int $v.loopbackListener.port) (int $v.warmup.brokerPort)) -}}
 {{- fail "pinot-broker-warmup: loopbackListener.port must differ from warmup.brokerPort (the broker's query port)" -}}
+{{- end -}}
+{{- if $v.brokerJvm.aotCache.enabled -}}
+{{- if not $v.brokerJvm.aotCache.volume -}}
+{{- fail "pinot-broker-warmup: brokerJvm.aotCache.volume is required when brokerJvm.aotCache.enabled is true: a pod volume source holding the cache, e.g. {persistentVolumeClaim: {claimName: pinot-broker-aot}}" -}}
+{{- end -}}
+{{- if not $v.brokerJvm.aotCache.key -}}
+{{- fail "pinot-broker-warmup: brokerJvm.aotCache.key is required when brokerJvm.aotCache.enabled is true and the broker image is not known (warmup-inject derives it from the broker image; an umbrella chart sets it, e.g. from its broker image tag, so a new image finds no stale cache)" -}}
+{{- end -}}
 {{- end -}}
 {{- if and $v.nativeSidecar .Capabilities -}}
 {{- if not (semverCompare ">=1.29.0-0" .Capabilities.KubeVersion.Version) -}}

@@ -13,4 +13,6 @@ volumes:
   {{- include "pinot-broker-warmup.volumes" . | nindent 2 }}
 brokerConfig: {{ include "pinot-broker-warmup.brokerConfig" . | quote }}
 brokerJavaOpts: {{ include "pinot-broker-warmup.brokerJavaOpts" . | quote }}
+brokerVolumeMounts:
+  {{- include "pinot-broker-warmup.brokerVolumeMounts" . | nindent 2 }}
 {{- end -}}

@@ -26,7 +26,11 @@ The sidecar lands in exactly one of the two container lists, chosen by nativeSid
 {{- end -}}
 
 {{- define "pinot-broker-warmup.volumes" -}}
-{{- if and .Values.enabled .Values.auth.existingSecret -}}
+{{- include "pinot-broker-warmup.volumeList" . | trim -}}
+{{- end -}}
+
+{{- define "pinot-broker-warmup.volumeList" -}}
+{{- if and .Values.enabled .Values.auth.existingSecret }}
 - name: warmup-auth
   secret:
     secretName: {{ .Values.auth.existingSecret }}
@@ -35,7 +39,41 @@ The sidecar lands in exactly one of the two container lists, chosen by nativeSid
     items:
       - key: {{ .Values.auth.key }}
         path: {{ .Values.auth.key }}
+{{- end }}
+{{- $aot := .Values.brokerJvm.aotCache -}}
+{{- if and .Values.enabled $aot.enabled }}
+- name: warmup-aot-cache
+  {{- toYaml $aot.volume | nindent 2 }}
+# The broker JVM's -Xlog:aot file, read by the sidecar (WARMUP_BROKER_AOT_LOG).
+- name: warmup-aot-log
+  emptyDir:
+    sizeLimit: 64Mi
 {{- end -}}
+{{- end -}}
+
+{{/*
+Volume mounts for the broker container (a YAML list, empty unless brokerJvm.aotCache is enabled):
+warmup-inject appends them to the broker container's volumeMounts; an umbrella chart writes
+  volumeMounts:
+    ...
+    {{- include "pinot-broker-warmup.brokerVolumeMounts" $ctx | nindent 4 }}
+*/}}
+{{- define "pinot-broker-warmup.brokerVolumeMounts" -}}
+{{- $aot := .Values.brokerJvm.aotCache -}}
+{{- if and .Values.enabled $aot.enabled -}}
+- name: warmup-aot-cache
+  mountPath: {{ $aot.mountPath }}
+  {{- if eq $aot.mode "use" }}
+  readOnly: true
+  {{- end }}
+- name: warmup-aot-log
+  mountPath: {{ include "pinot-broker-warmup.aotLogDir" . }}
+{{- end -}}
+{{- end -}}
+
+{{/* Where the broker JVM writes its AOT log, in the broker and the sidecar alike. */}}
+{{- define "pinot-broker-warmup.aotLogDir" -}}
+/var/log/pinot-aot
 {{- end -}}
 
 {{/*
@@ -61,7 +99,18 @@ once; an umbrella chart writes them after its broker JVM options, e.g.
   value: {{ printf "%s %s" .Values.broker.jvmOpts (include "pinot-broker-warmup.brokerJavaOpts" $ctx) | trim | quote }}
 */}}
 {{- define "pinot-broker-warmup.brokerJavaOpts" -}}
-{{- if and .Values.enabled .Values.brokerJvm.c1Only -}}
--XX:TieredStopAtLevel=1
+{{- $opts := list -}}
+{{- if .Values.enabled -}}
+{{- if .Values.brokerJvm.c1Only -}}
+{{- $opts = append $opts "-XX:TieredStopAtLevel=1" -}}
 {{- end -}}
+{{- $aot := .Values.brokerJvm.aotCache -}}
+{{- if $aot.enabled -}}
+{{- $file := printf "%s/%s.aot" (trimSuffix "/" $aot.mountPath) $aot.key -}}
+{{- /* Two modes: the JVM refuses AOTCache and AOTCacheOutput together. */ -}}
+{{- $opts = append $opts (printf "-XX:%s=%s" (ternary "AOTCacheOutput" "AOTCache" (eq $aot.mode "train")) $file) -}}
+{{- $opts = append $opts (printf "-Xlog:aot=info,cds=info:file=%s/aot.log" (include "pinot-broker-warmup.aotLogDir" .)) -}}
+{{- end -}}
+{{- end -}}
+{{- join " " $opts -}}
 {{- end -}}

@@ -55,10 +55,21 @@ func TestEveryDashboardQueryReturnsDataFromARealPrometheus(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The broker JVM's AOT log as a JDK 25 broker started from its cache writes it (real lines,
+	// internal/aotlog/testdata), so the AOT cache panel has a state to show.
+	aotLog := filepath.Join(dir, "aot.log")
+	used, err := os.ReadFile(filepath.Join("..", "..", "internal", "aotlog", "testdata", "used.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(aotLog, used, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	sc, err := sidecar.Start(bin, map[string]string{
 		"WARMUP_BROKER_URL": broker.URL(), "WARMUP_CONTROLLER_URL": ctrl.URL(),
 		"WARMUP_MIN_ITERATIONS": "4000", "WARMUP_BUDGET": "60s", "WARMUP_MAX_TABLES": "1",
 		"WARMUP_CONCURRENCY": "1", "WARMUP_JVM_METRICS_URL": broker.JVMMetricsURL(),
+		"WARMUP_BROKER_AOT_LOG": aotLog,
 	}, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -13,16 +13,24 @@ import (
 // replan tells the judge and the observer a plan: the first, or the LIMIT 1
 // fallback. The caller tells the floors it leaves (tellFloors).
 func (r *Schedule) replan(pl plan.Plan) {
-	e := event.Event{Kind: event.KindPlanned, Plan: pl}
-	r.Judge.Observe(e, r.Now())
-	r.Observer.Observe(e)
+	r.judgeThenTell(event.Event{Kind: event.KindPlanned, Plan: pl})
 }
 
 // drop tells the judge and the observer that a query is dropped for the rest
 // of the run; the floors it leaves are told once the batch is done (tellFloors).
 func (r *Schedule) drop(sql, why string) {
-	e := event.Event{Kind: event.KindDropped, SQL: sql, Reason: why}
-	r.Judge.Observe(e, r.Now())
+	r.judgeThenTell(event.Event{Kind: event.KindDropped, SQL: sql, Reason: why})
+}
+
+// judgeThenTell gives e to the judge, then tells the observer the events the
+// judge yields (a probe's closed windows, at once: two workers closing one
+// shape's windows tell them in the order they closed, as near as the observer
+// can see) and e itself. A JIT reading is not told this way: the judge's answer
+// replaces it (jit.go).
+func (r *Schedule) judgeThenTell(e event.Event) {
+	for _, y := range r.Judge.Observe(e, r.Now()) {
+		r.Observer.Observe(y)
+	}
 	r.Observer.Observe(e)
 }
 

@@ -134,13 +134,6 @@ func (r *Schedule) send(ctx context.Context, step, sql string) (pinot.Result, ti
 			r.Observer.Observe(event.Event{Kind: event.KindPaced, Table: t, Quota: quota, Rate: rate})
 		}
 	}
-	// The windows the probe closed are told at once: two workers closing the
-	// same shape's windows tell them in the order they closed, as near as the
-	// observer can see, so /status ends on the judge's last state.
-	windows := r.Judge.Observe(probed, r.Now())
-	for _, w := range windows {
-		r.Observer.Observe(w)
-	}
-	r.Observer.Observe(probed)
+	r.judgeThenTell(probed)
 	return res, lat
 }

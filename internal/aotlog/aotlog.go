@@ -51,8 +51,14 @@ var (
 		"specified aot cache not found",
 	}
 	// A rejection phrase anywhere wins over an "opened" line: the JVM can open a file and then
-	// refuse it, and goes on without it.
+	// refuse it, and goes on without it. The first ones are the JVM's reasons (a cache cut short,
+	// not a cache file at all, another JDK's format), logged as warnings before the generic errors.
 	rejectedPhrases = []string{
+		"has been truncated",
+		"bad magic number",
+		"unable to read the file header",
+		"has the wrong version",
+		"checksum verification failed",
 		"unable to use aot cache",
 		"unable to use shared archive",
 		"unable to map shared spaces",

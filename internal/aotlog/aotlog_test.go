@@ -47,11 +47,15 @@ func TestClassify(t *testing.T) {
 }
 
 // Lines of the real study logs (Temurin 25.0.3, Pinot 1.5.1 broker, 2026-12-03), trimmed: a
-// restart from the sidecar-trained cache, and the training broker's start.
+// restart from the sidecar-trained cache, and the training broker's start; and whole logs of
+// `java -XX:AOTCache=<file> -version` on a trained cache cut to 50 MB and on a file of random bytes:
+// the JVM's reason comes first in the evidence, before its generic error lines.
 func TestClassifyRealLogs(t *testing.T) {
 	for file, want := range map[string]struct{ state, first string }{
-		"used.log":     {Used, "Opened AOT cache"},
-		"training.log": {Training, "Selected AOTMode=record because AOTCacheOutput is specified"},
+		"used.log":               {Used, "Opened AOT cache"},
+		"training.log":           {Training, "Selected AOTMode=record because AOTCacheOutput is specified"},
+		"rejected-truncated.log": {Rejected, "The AOT cache has been truncated."},
+		"rejected-bad-magic.log": {Rejected, "The AOT cache has a bad magic number"},
 	} {
 		b, err := os.ReadFile("testdata/" + file)
 		if err != nil {

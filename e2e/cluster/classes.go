@@ -14,9 +14,12 @@ import (
 // LoaderClasses reads `jcmd <pid> VM.classloader_stats`: the classes each class loader type
 // defined, summed over its instances ("<boot class loader>", "jdk.internal.loader.ClassLoaders$AppClassLoader",
 // "org.apache.pinot.spi.plugin.PluginClassLoader"...). Hidden classes, which the JVM prints on a
-// line of their own under their loader, are left out. Instances counts each type's loaders.
+// line of their own under their loader, are left out. Instances counts each type's loaders (by
+// address: one loader may have several class loader data rows). A loader that never defined a
+// class has no class loader data and is not listed.
 func LoaderClasses(stats string) (classes, instances map[string]int, err error) {
 	classes, instances = map[string]int{}, map[string]int{}
+	seen := map[string]bool{}
 	sc := bufio.NewScanner(strings.NewReader(stats))
 	header := false
 	for sc.Scan() {
@@ -31,7 +34,10 @@ func LoaderClasses(stats string) (classes, instances map[string]int, err error) 
 			}
 			typ := strings.Join(f[6:], " ")
 			classes[typ] += n
-			instances[typ]++
+			if !seen[f[0]] {
+				seen[f[0]] = true
+				instances[typ]++
+			}
 		}
 	}
 	if !header {

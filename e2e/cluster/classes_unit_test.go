@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"os"
 	"strings"
 	"testing"
 )
@@ -38,6 +39,31 @@ ChunkSz: Total size of all allocated metaspace chunks
 	}
 	if _, _, err := LoaderClasses("ClassLoader Parent CLD* Classes ChunkSz BlockSz Type\n0x1 0x2 0x3 many 1 1 X\n"); err == nil || !strings.Contains(err.Error(), `classes "many"`) {
 		t.Errorf("bad count: %v", err)
+	}
+}
+
+// The real thing: the image-layout broker on Temurin 25.0.3 after training (jcmd's Total line, 18,909,
+// counts the 383 hidden classes too); five class loader data rows of one ByteArrayClassLoader.
+func TestLoaderClassesReal(t *testing.T) {
+	b, err := os.ReadFile("testdata/classloader_stats.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	classes, instances, err := LoaderClasses(string(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := 0
+	for _, n := range classes {
+		sum += n
+	}
+	bal := "org.codehaus.commons.compiler.util.reflect.ByteArrayClassLoader"
+	if sum != 18909-383 || classes["jdk.internal.loader.ClassLoaders$AppClassLoader"] != 14271 ||
+		classes["<boot class loader>"] != 4194 || classes[bal] != 5 || instances[bal] != 1 {
+		t.Errorf("sum %d, classes %v, instances %v", sum, classes, instances)
+	}
+	if _, ok := classes["org.apache.pinot.spi.plugin.PluginClassLoader"]; ok {
+		t.Errorf("a PluginClassLoader listed: %v", classes)
 	}
 }
 

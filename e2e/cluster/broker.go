@@ -21,6 +21,8 @@ type brokerSettings struct {
 	extraConf []string
 	nice      int
 	java      string // the java executable; empty: the cluster's (Options.JavaBin)
+	// imagePlugins: start the broker with the official image's plugin layout (WithImagePlugins).
+	imagePlugins bool
 }
 
 // BrokerOption changes the broker's settings for this and later (re)starts.
@@ -41,6 +43,14 @@ func WithBrokerNice(n int) BrokerOption {
 // roles keep the cluster's: a JDK measured on the broker alone. Empty: the cluster's again.
 func WithBrokerJava(bin string) BrokerOption {
 	return func(s *brokerSettings) { s.java = bin }
+}
+
+// WithImagePlugins starts the broker as the official image's bin/pinot-admin.sh does: the plugin
+// jars also in a plugins dir (<work>/plugins/<group>/<plugin>/), each appended to the class path
+// after lib/*, and -Dplugins.dir naming that dir (Pinot's PluginManager then gives each plugin dir
+// a PluginClassLoader). Off: the harness's lib/* alone.
+func WithImagePlugins(on bool) BrokerOption {
+	return func(s *brokerSettings) { s.imagePlugins = on }
 }
 
 // WithBrokerExtraConf replaces Options.BrokerExtraConf (lines "key=value").
@@ -122,7 +132,16 @@ func (c *Cluster) startBroker(i int, s brokerSettings) error {
 	if err := os.WriteFile(conf, []byte(c.brokerConf(i, s)), 0o644); err != nil {
 		return fmt.Errorf("start %s: write config: %w", role, err)
 	}
-	p, err := c.startRoleJVM(role, s.java, s.nice, s.jvmOpts, "StartBroker", "-configFileName", conf)
+	opts, cp := s.jvmOpts, []string(nil)
+	if s.imagePlugins {
+		dir, plugins, err := c.layImagePlugins()
+		if err != nil {
+			return fmt.Errorf("start %s: %w", role, err)
+		}
+		pluginOpts, pluginCP := imagePluginArgs(dir, plugins)
+		opts, cp = append(slices.Clone(opts), pluginOpts...), pluginCP
+	}
+	p, err := c.startRoleJVM(role, s.java, s.nice, opts, cp, "StartBroker", "-configFileName", conf)
 	if err != nil {
 		return err
 	}

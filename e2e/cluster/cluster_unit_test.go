@@ -171,7 +171,7 @@ func TestBrokerJavaIsTheBrokersAlone(t *testing.T) {
 		{"server1", "", "/jdk17/bin/java"},
 		{"controller", "", "/jdk17/bin/java"},
 	} {
-		argv, err := c.jvmArgv(tc.role, tc.java, nil, "StartX")
+		argv, err := c.jvmArgv(tc.role, tc.java, nil, nil, "StartX")
 		if err != nil {
 			t.Fatal(err)
 		}

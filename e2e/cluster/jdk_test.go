@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -26,43 +27,16 @@ import (
 //	WARMUP_E2E_BROKER_JAVA=/usr/lib/jvm/temurin-25-jdk-amd64 WARMUP_E2E_AOT=1 \
 //	  go test -tags e2e -count=1 -v -run TestBrokerOnAnotherJDK ./e2e/cluster/
 func TestBrokerOnAnotherJDK(t *testing.T) {
-	java := os.Getenv("WARMUP_E2E_BROKER_JAVA")
-	if java == "" {
-		t.Skip("WARMUP_E2E_BROKER_JAVA names no JDK")
-	}
-	if fi, err := os.Stat(java); err == nil && fi.IsDir() {
-		java = filepath.Join(java, "bin", "java")
-	}
-	version, err := exec.Command(java, "-version").CombinedOutput()
-	if err != nil {
-		t.Fatalf("%s -version: %v: %s", java, err, version)
-	}
-	t.Logf("broker JDK: %s", strings.TrimSpace(string(version)))
-	lib, err := cluster.InstallPinot(t.Context(), os.Stderr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := cluster.Start(t.Context(), cluster.Options{
-		PinotLibDir: lib,
-		BasePort:    envInt(t, "WARMUP_E2E_BASE_PORT", cluster.DefaultBasePort),
-		Logger:      slog.New(slog.NewTextHandler(os.Stderr, nil)),
-		KeepWorkDir: os.Getenv("WARMUP_E2E_KEEP") != "",
-		BenchTable:  true,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Stop() })
-	t.Logf("work dir %s", c.WorkDir())
+	java := brokerJava(t)
+	c := startJDKCluster(t)
 
-	chart := []string{"-XX:ActiveProcessorCount=2", "-Xms256M", "-Xmx1G", "-XX:+UseG1GC", "-XX:MaxGCPauseMillis=200"}
 	startOn := func(name string, opts ...string) {
 		t.Helper()
 		if err := c.KillBroker(); err != nil {
 			t.Fatal(err)
 		}
 		start := time.Now()
-		if err := c.StartBroker(t.Context(), cluster.WithBrokerJava(java), cluster.WithBrokerJVMOpts(append(chart, opts...)...)); err != nil {
+		if err := c.StartBroker(t.Context(), cluster.WithBrokerJava(java), cluster.WithBrokerJVMOpts(append(slices.Clone(chartBrokerOpts), opts...)...)); err != nil {
 			t.Fatal(err)
 		}
 		if err := c.WaitBrokerHealthy(t.Context()); err != nil {
@@ -105,6 +79,51 @@ func TestBrokerOnAnotherJDK(t *testing.T) {
 	if use.State != coldstart.AOTUsed {
 		t.Errorf("the broker did not use its AOT cache (%s): see %s", use.State, runLog)
 	}
+}
+
+// chartBrokerOpts are the official chart's broker heap and GC options (its JAVA_OPTS less paths).
+var chartBrokerOpts = []string{"-XX:ActiveProcessorCount=2", "-Xms256M", "-Xmx1G", "-XX:+UseG1GC", "-XX:MaxGCPauseMillis=200"}
+
+// brokerJava is WARMUP_E2E_BROKER_JAVA (a JDK home or its bin/java) as a java executable that ran
+// -version; the test is skipped when the variable is empty.
+func brokerJava(t *testing.T) string {
+	t.Helper()
+	java := os.Getenv("WARMUP_E2E_BROKER_JAVA")
+	if java == "" {
+		t.Skip("WARMUP_E2E_BROKER_JAVA names no JDK")
+	}
+	if fi, err := os.Stat(java); err == nil && fi.IsDir() {
+		java = filepath.Join(java, "bin", "java")
+	}
+	version, err := exec.Command(java, "-version").CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s -version: %v: %s", java, err, version)
+	}
+	t.Logf("broker JDK: %s", strings.TrimSpace(string(version)))
+	return java
+}
+
+// startJDKCluster starts a cluster with the benchmark table (the reduce mix's queries need it),
+// stopped when the test ends.
+func startJDKCluster(t *testing.T) *cluster.Cluster {
+	t.Helper()
+	lib, err := cluster.InstallPinot(t.Context(), os.Stderr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := cluster.Start(t.Context(), cluster.Options{
+		PinotLibDir: lib,
+		BasePort:    envInt(t, "WARMUP_E2E_BASE_PORT", cluster.DefaultBasePort),
+		Logger:      slog.New(slog.NewTextHandler(os.Stderr, nil)),
+		KeepWorkDir: os.Getenv("WARMUP_E2E_KEEP") != "",
+		BenchTable:  true,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Stop() })
+	t.Logf("work dir %s", c.WorkDir())
+	return c
 }
 
 // queryBothEngines: single-stage queries on every table, each reduce-mix shape, and multi-stage

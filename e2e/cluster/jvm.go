@@ -45,10 +45,10 @@ func (c *Cluster) javaBin() string {
 	return "java"
 }
 
-// jvmArgv builds `java <opts> -cp lib/* PinotAdministrator <args>`. Each role gets its own tmpdir
-// because PinotAdministrator drops .pid files into java.io.tmpdir.
+// jvmArgv builds `java <opts> -cp lib/*[:extraCP] PinotAdministrator <args>`. Each role gets its
+// own tmpdir because PinotAdministrator drops .pid files into java.io.tmpdir.
 // java is the executable; empty: the cluster's (javaBin).
-func (c *Cluster) jvmArgv(role, java string, extraOpts []string, args ...string) ([]string, error) {
+func (c *Cluster) jvmArgv(role, java string, extraOpts, extraCP []string, args ...string) ([]string, error) {
 	tmp := filepath.Join(c.work, "tmp", role)
 	if err := os.MkdirAll(tmp, 0o755); err != nil {
 		return nil, fmt.Errorf("%s tmpdir: %w", role, err)
@@ -65,19 +65,21 @@ func (c *Cluster) jvmArgv(role, java string, extraOpts []string, args ...string)
 	)
 	argv = append(argv, c.opts.JVMOpts...)
 	argv = append(argv, extraOpts...)
-	argv = append(argv, "-cp", filepath.Join(c.lib, "*"), adminMain)
+	cp := append([]string{filepath.Join(c.lib, "*")}, extraCP...)
+	argv = append(argv, "-cp", strings.Join(cp, string(os.PathListSeparator)), adminMain)
 	return append(argv, args...), nil
 }
 
 // startRole starts one JVM with its working dir and log under WorkDir.
 func (c *Cluster) startRole(role string, extraOpts []string, args ...string) (*proc, error) {
-	return c.startRoleJVM(role, "", 0, extraOpts, args...)
+	return c.startRoleJVM(role, "", 0, extraOpts, nil, args...)
 }
 
-// startRoleJVM is startRole on a given java executable (empty: the cluster's) at a nice value:
-// nice(1) execs the JVM, so its pid is the JVM's and every JVM thread inherits the value.
-func (c *Cluster) startRoleJVM(role, java string, nice int, extraOpts []string, args ...string) (*proc, error) {
-	argv, err := c.jvmArgv(role, java, extraOpts, args...)
+// startRoleJVM is startRole on a given java executable (empty: the cluster's) at a nice value,
+// with extraCP after lib/* on the class path: nice(1) execs the JVM, so its pid is the JVM's and
+// every JVM thread inherits the value.
+func (c *Cluster) startRoleJVM(role, java string, nice int, extraOpts, extraCP []string, args ...string) (*proc, error) {
+	argv, err := c.jvmArgv(role, java, extraOpts, extraCP, args...)
 	if err != nil {
 		return nil, err
 	}

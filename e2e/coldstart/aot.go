@@ -1,6 +1,8 @@
 package coldstart
 
 import (
+	"regexp"
+
 	"github.com/warmup-sidecar/warmup-sidecar/internal/aotlog"
 )
 
@@ -46,4 +48,15 @@ type AOTCacheUse struct {
 func ClassifyAOTLog(log string) AOTCacheUse {
 	u := aotlog.Classify(log)
 	return AOTCacheUse{State: u.State, Evidence: u.Evidence}
+}
+
+// javaVersion is the quoted version of `java -version`'s first line: openjdk version "25.0.3" 2026-04-21 LTS.
+var javaVersion = regexp.MustCompile(`version "([^"]+)"`)
+
+// JavaVersion is the version `java -version` printed ("25.0.3", "17.0.15"), empty if none.
+func JavaVersion(versionOutput string) string {
+	if m := javaVersion.FindStringSubmatch(versionOutput); m != nil {
+		return m[1]
+	}
+	return ""
 }

@@ -56,3 +56,15 @@ func TestJVMMarkdownNamesJDKAndCacheState(t *testing.T) {
 		mustContain(t, "markdown", md, want)
 	}
 }
+
+func TestJavaVersion(t *testing.T) {
+	for out, want := range map[string]string{
+		"openjdk version \"25.0.3\" 2026-04-21 LTS\nOpenJDK Runtime Environment Temurin-25.0.3+9 (build 25.0.3+9-LTS)\n": "25.0.3",
+		"openjdk version \"17.0.15\" 2025-04-15\n": "17.0.15",
+		"Error: could not find libjava.so\n":       "",
+	} {
+		if got := JavaVersion(out); got != want {
+			t.Errorf("JavaVersion(%q) = %q, want %q", out, got, want)
+		}
+	}
+}

@@ -8,13 +8,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/warmup-sidecar/warmup-sidecar/e2e/cluster"
+	"github.com/warmup-sidecar/warmup-sidecar/e2e/coldstart"
 	"github.com/warmup-sidecar/warmup-sidecar/e2e/sidecar"
 )
 
@@ -149,12 +149,10 @@ func javaVersion(java string) (int, string, error) {
 	if err != nil {
 		return 0, line, err
 	}
-	m := javaMajor.FindStringSubmatch(line)
-	if m == nil {
+	major, _, _ := strings.Cut(coldstart.JavaVersion(string(out)), ".")
+	v, err := strconv.Atoi(major)
+	if err != nil {
 		return 0, line, fmt.Errorf("no version in %q", line)
 	}
-	v, err := strconv.Atoi(m[1])
-	return v, line, err
+	return v, line, nil
 }
-
-var javaMajor = regexp.MustCompile(`version "(\d+)`)

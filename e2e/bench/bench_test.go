@@ -150,7 +150,7 @@ func TestConfigCheck(t *testing.T) {
 	if err := jdk.check(); err != nil {
 		t.Errorf("issue 28's arms: %v", err)
 	}
-	if got, err := JavaExecutable(home); err != nil || got != filepath.Join(home, "bin", "java") {
+	if got, err := coldstart.JavaExecutable(home); err != nil || got != filepath.Join(home, "bin", "java") {
 		t.Errorf("JavaExecutable(JDK home) = %q, %v", got, err)
 	}
 	def := (Config{}).withDefaults()

@@ -5,7 +5,6 @@ package cluster_test
 import (
 	"log/slog"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -88,18 +87,19 @@ var chartBrokerOpts = []string{"-XX:ActiveProcessorCount=2", "-Xms256M", "-Xmx1G
 // -version; the test is skipped when the variable is empty.
 func brokerJava(t *testing.T) string {
 	t.Helper()
-	java := os.Getenv("WARMUP_E2E_BROKER_JAVA")
-	if java == "" {
+	env := os.Getenv("WARMUP_E2E_BROKER_JAVA")
+	if env == "" {
 		t.Skip("WARMUP_E2E_BROKER_JAVA names no JDK")
 	}
-	if fi, err := os.Stat(java); err == nil && fi.IsDir() {
-		java = filepath.Join(java, "bin", "java")
-	}
-	version, err := exec.Command(java, "-version").CombinedOutput()
+	java, err := coldstart.JavaExecutable(env)
 	if err != nil {
-		t.Fatalf("%s -version: %v: %s", java, err, version)
+		t.Fatalf("WARMUP_E2E_BROKER_JAVA: %v", err)
 	}
-	t.Logf("broker JDK: %s", strings.TrimSpace(string(version)))
+	jdk, err := coldstart.ReadJDK(t.Context(), java)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("broker JDK: %s", jdk.Version)
 	return java
 }
 

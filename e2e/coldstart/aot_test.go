@@ -68,3 +68,16 @@ func TestJavaVersion(t *testing.T) {
 		}
 	}
 }
+
+func TestJDKMajor(t *testing.T) {
+	for line, want := range map[string]int{
+		`openjdk version "25.0.3" 2026-04-21 LTS`: 25,
+		`openjdk version "17.0.15" 2025-04-15`:    17,
+		`java version "1.8.0_392"`:                1,
+		"unknown (exit status 1)":                 0,
+	} {
+		if got := (JDK{Version: line}).Major(); got != want {
+			t.Errorf("JDK{%q}.Major() = %d, want %d", line, got, want)
+		}
+	}
+}

@@ -4,11 +4,9 @@ package scenarios
 
 import (
 	"context"
-	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strconv"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -16,6 +14,8 @@ import (
 	"github.com/warmup-sidecar/warmup-sidecar/e2e/cluster"
 	"github.com/warmup-sidecar/warmup-sidecar/e2e/coldstart"
 	"github.com/warmup-sidecar/warmup-sidecar/e2e/sidecar"
+	"github.com/warmup-sidecar/warmup-sidecar/internal/aotlog"
+	"github.com/warmup-sidecar/warmup-sidecar/internal/report"
 )
 
 // TestSidecarReportsTheBrokersAOTCache runs the broker on a real JDK 25 the way the chart's
@@ -101,7 +101,7 @@ func expectAOT(t *testing.T, p *sidecar.Proc, n int, state, evidence string) {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-	for _, s := range []string{"used", "rejected", "absent", "training", "no_evidence", "unreadable"} {
+	for _, s := range append(slices.Clone(aotlog.States), report.AOTUnreadable) {
 		want := 0.0
 		if s == state {
 			want = 1
@@ -121,38 +121,23 @@ func expectAOT(t *testing.T, p *sidecar.Proc, n int, state, evidence string) {
 // jdk25 is the java executable of a JDK 25+ for the broker, or skips the test.
 func jdk25(t *testing.T) string {
 	t.Helper()
-	if j := os.Getenv("WARMUP_E2E_BROKER_JAVA"); j != "" {
-		if fi, err := os.Stat(j); err == nil && fi.IsDir() {
-			j = filepath.Join(j, "bin", "java")
+	if env := os.Getenv("WARMUP_E2E_BROKER_JAVA"); env != "" {
+		java, err := coldstart.JavaExecutable(env)
+		if err != nil {
+			t.Fatalf("WARMUP_E2E_BROKER_JAVA: %v", err)
 		}
-		v, line, err := javaVersion(j)
-		if err != nil || v < 25 {
-			t.Fatalf("WARMUP_E2E_BROKER_JAVA=%s: want a JDK 25+, got %q (%v)", j, line, err)
+		if jdk, err := coldstart.ReadJDK(t.Context(), java); err != nil || jdk.Major() < 25 {
+			t.Fatalf("WARMUP_E2E_BROKER_JAVA=%s: want a JDK 25+, got %q (%v)", env, jdk.Version, err)
 		}
-		return j
+		return java
 	}
 	found, _ := filepath.Glob("/usr/lib/jvm/*/bin/java")
-	for _, j := range found {
-		if v, line, err := javaVersion(j); err == nil && v >= 25 {
-			t.Logf("broker JDK %s: %s", j, line)
-			return j
+	for _, java := range found {
+		if jdk, err := coldstart.ReadJDK(t.Context(), java); err == nil && jdk.Major() >= 25 {
+			t.Logf("broker JDK %s: %s", java, jdk.Version)
+			return java
 		}
 	}
 	t.Skip("no JDK 25+ for the broker: set WARMUP_E2E_BROKER_JAVA to one (none in /usr/lib/jvm)")
 	return ""
-}
-
-// javaVersion runs `java -version`: the major version and the first line it printed.
-func javaVersion(java string) (int, string, error) {
-	out, err := exec.Command(java, "-version").CombinedOutput()
-	line := strings.SplitN(strings.TrimSpace(string(out)), "\n", 2)[0]
-	if err != nil {
-		return 0, line, err
-	}
-	major, _, _ := strings.Cut(coldstart.JavaVersion(string(out)), ".")
-	v, err := strconv.Atoi(major)
-	if err != nil {
-		return 0, line, fmt.Errorf("no version in %q", line)
-	}
-	return v, line, nil
 }

@@ -9,8 +9,8 @@
 ARG GO_VERSION=1.26
 ARG VERSION=dev
 ARG REVISION=unknown
-# The repository has no LICENSE file yet: no license is asserted until it has one.
-ARG LICENSES=NOASSERTION
+# The repository's LICENSE (SPDX identifier).
+ARG LICENSES=Apache-2.0
 
 # The build runs on the builder's own platform and cross-compiles (no emulation).
 FROM --platform=$BUILDPLATFORM golang:${GO_VERSION}-bookworm AS build

@@ -81,6 +81,9 @@ func TestArchiveHoldsBothPlatforms(t *testing.T) {
 				t.Errorf("%s: no org.opencontainers.image.%s label; labels %v", name, k, c.Labels)
 			}
 		}
+		if v, want := c.Labels["org.opencontainers.image.licenses"], repoLicense(t); v != want {
+			t.Errorf("%s: licenses label %q, the repository's LICENSE is %q", name, v, want)
+		}
 		if v := c.Labels["org.opencontainers.image.version"]; v != a.Tag {
 			t.Errorf("%s: version label %q, index tag %q", name, v, a.Tag)
 		}

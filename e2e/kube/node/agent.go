@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/sync/errgroup"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -24,7 +25,6 @@ import (
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
-	"golang.org/x/sync/errgroup"
 
 	"github.com/warmup-sidecar/warmup-sidecar/e2e/kube/launch"
 	"github.com/warmup-sidecar/warmup-sidecar/e2e/kube/podnet"

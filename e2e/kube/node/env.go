@@ -79,8 +79,8 @@ func (s envSource) containerEnv(ctx context.Context, pod *corev1.Pod, c *corev1.
 // enableServiceLinks is unset or true) and of the kubernetes Service.
 func (s envSource) serviceEnv(ctx context.Context, pod *corev1.Pod) (map[string]string, error) {
 	out := map[string]string{
-		"KUBERNETES_SERVICE_HOST":      s.apiHost,
-		"KUBERNETES_SERVICE_PORT":      s.apiPort,
+		"KUBERNETES_SERVICE_HOST":       s.apiHost,
+		"KUBERNETES_SERVICE_PORT":       s.apiPort,
 		"KUBERNETES_SERVICE_PORT_HTTPS": s.apiPort,
 		"KUBERNETES_PORT":               "tcp://" + s.apiHost + ":" + s.apiPort,
 	}

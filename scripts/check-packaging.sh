@@ -67,15 +67,16 @@ validate() {
 	fi
 }
 
-# sidecar_in FILE LIST: the rendered broker StatefulSets each hold the sidecar exactly once, in
-# LIST (containers or initContainers); in initContainers it must be a native sidecar
-# (restartPolicy: Always) and no sidecar may have a startupProbe (it would gate on warmth).
+# sidecar_in FILE LIST: the rendered broker StatefulSets (those with a container named broker:
+# a renamed chart's labels differ) each hold the sidecar exactly once, in LIST (containers or
+# initContainers); in initContainers it must be a native sidecar (restartPolicy: Always) and no
+# sidecar may have a startupProbe (it would gate on warmth).
 sidecar_in() {
 	"$PYTHON" - "$1" "$2" <<'EOF'
 import sys, yaml
 path, want = sys.argv[1], sys.argv[2]
 brokers = [d for d in yaml.safe_load_all(open(path)) if d and d.get("kind") == "StatefulSet"
-           and d["spec"]["template"]["metadata"].get("labels", {}).get("component") == "broker"]
+           and any(c["name"] == "broker" for c in d["spec"]["template"]["spec"].get("containers") or [])]
 if not brokers:
     sys.exit("no broker StatefulSet in " + path)
 for sts in brokers:
@@ -386,10 +387,11 @@ check "go build ./cmd/warmup-inject" go build -o "$INJECT" ./cmd/warmup-inject
 printf 'nativeSidecar: true\nauth:\n  existingSecret: pinot-warmup-auth\nloopbackListener:\n  enabled: true\n' \
 	>"$WORK/values/inject-native.yaml"
 for f in default customized; do
-	for args in "" "--values=$WORK/values/inject-native.yaml"; do
+	# Native-sidecar mode needs the cluster's version (a post-renderer cannot ask for it).
+	for args in "" "--values=$WORK/values/inject-native.yaml --kube-version=1.29.0"; do
 		label="$f.yaml${args:+ (native, auth, loopback listener)}"
 		out="$WORK/inject-$f${args:+-native}.yaml"
-		# shellcheck disable=SC2086 # $args is one optional word
+		# shellcheck disable=SC2086 # $args is zero or two words
 		check "warmup-inject $label" bash -c '"$1" $2 <"$3" >"$4"' _ "$INJECT" "$args" "$FIXTURES/$f.yaml" "$out"
 		list=containers
 		[[ -n "$args" ]] && list=initContainers
@@ -442,12 +444,139 @@ OFFICIAL="$WORK/official-pinot"
 mkdir -p "$OFFICIAL/templates"
 printf 'apiVersion: v2\nname: pinot\nversion: 0.0.0\n' >"$OFFICIAL/Chart.yaml"
 cp "$FIXTURES/default.yaml" "$OFFICIAL/templates/all.yaml"
-check "helm template --post-renderer warmup-inject --post-renderer-args --values=..." bash -c \
+check "helm template --post-renderer warmup-inject --post-renderer-args --values=... --kube-version=..." bash -c \
 	'PATH="$(dirname "$1"):$PATH" helm template pinot "$2" --post-renderer warmup-inject \
-		--post-renderer-args --values="$3" >"$4"' _ \
+		--post-renderer-args --values="$3" --post-renderer-args --kube-version=1.29.0 >"$4"' _ \
 	"$INJECT" "$OFFICIAL" "$WORK/values/inject-native.yaml" "$WORK/helm-post-rendered.yaml"
 check "helm post-rendered: one sidecar per broker StatefulSet, in initContainers" \
 	sidecar_in "$WORK/helm-post-rendered.yaml" initContainers
+# What the operator sees when native mode has no version: helm fails and shows warmup-inject's line.
+helm_native_without_version() {
+	local out
+	if out="$(PATH="$(dirname "$INJECT"):$PATH" helm template pinot "$OFFICIAL" --post-renderer warmup-inject \
+		--post-renderer-args --values="$WORK/values/inject-native.yaml" 2>&1)"; then
+		echo "helm template succeeded"
+		return 1
+	fi
+	echo "$out"
+	grep -q -- "--kube-version" <<<"$out"
+}
+check "helm --post-renderer warmup-inject, nativeSidecar without --kube-version: fails naming --kube-version" \
+	helm_native_without_version
+
+# ---- warmup-inject on the official chart rendered live with values that once fooled it -------
+# (issue 34). Each rendering must equal its copy in testdata/pinot-helm (cmd/warmup-inject's
+# tests run the built binary on those copies; the README there gives each command), then the
+# binary runs on the live one.
+PINOT_TGZ="$FIXTURES/pinot-chart-release-1.5.1.tgz"
+render_official() { # NAME SET...: helm template of the official chart with --set SET...
+	local name=$1 s
+	shift
+	local args=()
+	for s in "$@"; do args+=(--set "$s"); done
+	helm template pinot "$PINOT_TGZ" --namespace pinot --kube-version 1.29.0 \
+		--set zookeeper.enabled=false "${args[@]}" >"$WORK/official-$name.yaml" || return 1
+	cmp "$WORK/official-$name.yaml" "$FIXTURES/$name.yaml"
+}
+check "official chart rendered live, default values: equals testdata default.yaml" render_official default
+check "official chart, broker.extraEnv JAVA_OPTS (literal): equals testdata" render_official extraenv-javaopts \
+	'broker.extraEnv[0].name=JAVA_OPTS' 'broker.extraEnv[0].value=-Xms2G -Xmx2G -XX:+UseG1GC -Dplugins.dir=/opt/pinot/plugins'
+check "official chart, broker.extraEnv JAVA_OPTS (valueFrom): equals testdata" render_official extraenv-javaopts-valuefrom \
+	'broker.extraEnv[0].name=JAVA_OPTS' 'broker.extraEnv[0].valueFrom.configMapKeyRef.name=pinot-broker-jvm' \
+	'broker.extraEnv[0].valueFrom.configMapKeyRef.key=JAVA_OPTS'
+check "official chart, nameOverride and broker.name renamed: equals testdata" render_official renamed \
+	nameOverride=analytics broker.name=query
+check "official chart, no port named broker, no probes, two ports: equals testdata" render_official unnamed-port \
+	broker.service.name=query broker.probes.livenessEnabled=false broker.probes.readinessEnabled=false \
+	'broker.service.extraPorts[0].name=https' 'broker.service.extraPorts[0].containerPort=8443' \
+	'broker.service.extraPorts[0].protocol=TCP'
+
+# inject_fails NAME WORD... -- ARG...: warmup-inject ARG... on $WORK/official-NAME.yaml fails,
+# writes nothing to stdout and names every WORD on stderr.
+inject_fails() {
+	local name=$1 words=() rc=0 w
+	shift
+	while [[ $# -gt 0 && $1 != -- ]]; do
+		words+=("$1")
+		shift
+	done
+	shift
+	"$INJECT" "$@" <"$WORK/official-$name.yaml" >"$WORK/stdout" 2>"$WORK/stderr" || rc=$?
+	cat "$WORK/stderr"
+	if [[ $rc -eq 0 || -s "$WORK/stdout" ]]; then
+		echo "exit $rc, $(wc -c <"$WORK/stdout") bytes on stdout; want a failure and nothing"
+		return 1
+	fi
+	for w in "${words[@]}"; do
+		grep -qF -- "$w" "$WORK/stderr" || {
+			echo "stderr lacks: $w"
+			return 1
+		}
+	done
+}
+
+# javaopts_last IN OUT OPT...: in the broker container, every JAVA_OPTS entry but the last is as
+# IN has it, and the last (the one the kubelet uses) is IN's plus the OPTs, once.
+javaopts_last() {
+	"$PYTHON" - "$@" <<'EOF'
+import sys, yaml
+src, dst, opts = sys.argv[1], sys.argv[2], sys.argv[3:]
+def entries(path):
+    for d in yaml.safe_load_all(open(path)):
+        if d and d.get("kind") == "StatefulSet":
+            for c in d["spec"]["template"]["spec"]["containers"]:
+                if c["name"] == "broker":
+                    return [e for e in c.get("env") or [] if e["name"] == "JAVA_OPTS"]
+    sys.exit("no broker container in " + path)
+before, after = entries(src), entries(dst)
+if len(before) < 2 or len(after) != len(before):
+    sys.exit(f"JAVA_OPTS entries: {len(before)} before, {len(after)} after")
+if after[:-1] != before[:-1]:
+    sys.exit(f"a shadowed JAVA_OPTS changed: {after[:-1]}")
+want = " ".join([before[-1]["value"]] + opts)
+if after[-1].get("value") != want:
+    sys.exit(f"last JAVA_OPTS {after[-1].get('value')!r}, want {want!r}")
+print(f"last JAVA_OPTS: {want}")
+EOF
+}
+AOT_OPTS=(-XX:AOTCache=/var/lib/pinot-aot/apachepinot-pinot-latest.aot -Xlog:aot=info,cds=info:file=/var/log/pinot-aot/aot.log)
+for lever in c1 aot-use; do
+	out="$WORK/inject-extraenv-$lever.yaml"
+	check "warmup-inject extraenv-javaopts ($lever)" bash -c '"$1" --values="$2" <"$3" >"$4"' _ \
+		"$INJECT" "$WORK/values/inject-$lever.yaml" "$WORK/official-extraenv-javaopts.yaml" "$out"
+	opts=(-XX:TieredStopAtLevel=1)
+	[[ $lever == aot-use ]] && opts=("${AOT_OPTS[@]}")
+	check "inject extraenv-javaopts ($lever): the options in broker.extraEnv's JAVA_OPTS (the last), the chart's untouched" \
+		javaopts_last "$WORK/official-extraenv-javaopts.yaml" "$out" "${opts[@]}"
+	check "kubernetes-validate --strict inject extraenv-javaopts ($lever) at 1.34.0" validate "$out" 1.34.0
+	check "inject valueFrom JAVA_OPTS ($lever): refused, naming broker.extraEnv JAVA_OPTS" inject_fails extraenv-javaopts-valuefrom \
+		"StatefulSet pinot-broker" valueFrom broker.extraEnv JAVA_OPTS literal -- --values="$WORK/values/inject-$lever.yaml"
+done
+check "warmup-inject renamed.yaml (nameOverride, broker.name)" bash -c '"$1" <"$2" >"$3"' _ \
+	"$INJECT" "$WORK/official-renamed.yaml" "$WORK/inject-renamed.yaml"
+check "inject renamed.yaml: one sidecar in the renamed broker" sidecar_in "$WORK/inject-renamed.yaml" containers
+check "inject renamed.yaml: the renamed controller found" \
+	grep -q 'value: "http://pinot-analytics-controller:9000"' "$WORK/inject-renamed.yaml"
+# The official chart without its broker: its controller and server only.
+check "official chart rendered without its broker (--show-only controller, server)" bash -c \
+	'helm template pinot "$1" --namespace pinot --kube-version 1.29.0 --set zookeeper.enabled=false \
+		--show-only templates/controller/statefulset.yaml --show-only templates/server/statefulset.yaml >"$2"' _ \
+	"$PINOT_TGZ" "$WORK/official-nobroker.yaml"
+check "inject without a broker: an error naming the labels looked for and the values that set them" inject_fails nobroker \
+	"no broker StatefulSet" "app=pinot, component=broker" brokerPodLabels nameOverride broker.name "enabled: false" --
+printf 'enabled: false\n' >"$WORK/values/inject-off.yaml"
+check "inject without a broker, enabled: false: passed through unchanged" bash -c \
+	'"$1" --values="$2" <"$3" | cmp - "$3"' _ "$INJECT" "$WORK/values/inject-off.yaml" "$WORK/official-nobroker.yaml"
+check "inject unnamed-port.yaml: the query port cannot be told, the error names warmup.brokerUrl" inject_fails unnamed-port \
+	"query port" warmup.brokerUrl --
+printf 'warmup:\n  brokerUrl: http://127.0.0.1:8099\n' >"$WORK/values/inject-url.yaml"
+check "warmup-inject unnamed-port.yaml with warmup.brokerUrl" bash -c '"$1" --values="$2" <"$3" >"$4"' _ \
+	"$INJECT" "$WORK/values/inject-url.yaml" "$WORK/official-unnamed-port.yaml" "$WORK/inject-unnamed-port.yaml"
+check "inject unnamed-port.yaml with warmup.brokerUrl: one sidecar" sidecar_in "$WORK/inject-unnamed-port.yaml" containers
+check "inject unnamed-port.yaml with warmup.brokerUrl: the sidecar probes that URL" \
+	grep -q 'value: "http://127.0.0.1:8099"' "$WORK/inject-unnamed-port.yaml"
+check "inject nativeSidecar without --kube-version: refused, naming --kube-version" inject_fails default \
+	nativeSidecar --kube-version -- --values="$WORK/values/inject-native.yaml"
 
 # ---- Go tests of the post-renderer (helm on PATH: the helm CLI comparison runs too) ------
 check "go test ./internal/inject/ (with helm CLI equivalence)" go test -count=1 ./internal/inject/

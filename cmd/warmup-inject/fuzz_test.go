@@ -16,7 +16,8 @@ import (
 // YAML): it must never panic, never hang, and answer 0 (injected or passed
 // through) or 1 (bad input) with one error line.
 func FuzzInjectManifest(f *testing.F) {
-	for _, name := range []string{"default.yaml", "customized.yaml"} {
+	for _, name := range []string{"default.yaml", "customized.yaml", "extraenv-javaopts.yaml",
+		"extraenv-javaopts-valuefrom.yaml", "renamed.yaml", "unnamed-port.yaml"} {
 		if b, err := os.ReadFile(filepath.Join("..", "..", "testdata", "pinot-helm", name)); err == nil {
 			f.Add(b)
 		}

@@ -10,9 +10,11 @@ import (
 type brokerTarget struct {
 	index     int // position in the stream
 	name      string
+	container string // the broker's container (brokerContainerName, or the official chart's)
+	match     brokerMatch
 	namespace string
 	labels    map[string]string // pod template labels
-	port      int               // the broker's query port, read from its container
+	port      int               // the broker's query port, read from its container; 0: unknown
 	image     string            // the broker container's image reference
 	configMap configRef         // where pinot-broker.conf lives; zero when not found
 }
@@ -22,26 +24,14 @@ type configRef struct {
 	name, key string
 }
 
-// isBrokerStatefulSet: a StatefulSet whose pod template carries every broker label (the official
-// chart: app=pinot, component=broker). Pod labels rather than the StatefulSet's own labels,
-// because the pod is what the sidecar joins and what the PodMonitor selects.
-func isBrokerStatefulSet(obj object, sts statefulSet, podLabels map[string]string) bool {
-	if obj.Kind != "StatefulSet" || !strings.HasPrefix(obj.APIVersion, "apps/") {
-		return false
-	}
-	for k, v := range podLabels {
-		if sts.Spec.Template.Metadata.Labels[k] != v {
-			return false
-		}
-	}
-	return true
-}
-
-// newBrokerTarget reads the broker port and config location from the broker container.
-func newBrokerTarget(index int, sts statefulSet, containerName string) (brokerTarget, error) {
+// newBrokerTarget reads the broker port and config location from the broker container. With
+// urlGiven (warmup.brokerUrl set) the probes need no query port: one it cannot tell is 0.
+func newBrokerTarget(index int, sts statefulSet, match brokerMatch, containerName string, urlGiven bool) (brokerTarget, error) {
 	t := brokerTarget{
 		index:     index,
 		name:      sts.Metadata.Name,
+		container: containerName,
+		match:     match,
 		namespace: sts.Metadata.Namespace,
 		labels:    sts.Spec.Template.Metadata.Labels,
 	}
@@ -56,8 +46,8 @@ func newBrokerTarget(index int, sts statefulSet, containerName string) (brokerTa
 		return t, fmt.Errorf("StatefulSet %s has the broker pod labels but no container named %q (set brokerContainerName)", t.name, containerName)
 	}
 	p, err := brokerPort(*broker)
-	if err != nil {
-		return t, fmt.Errorf("StatefulSet %s: %w", t.name, err)
+	if err != nil && !urlGiven {
+		return t, fmt.Errorf("StatefulSet %s: %w; set warmup.brokerUrl (the broker URL the sidecar probes, e.g. http://127.0.0.1:8099) to do without it", t.name, err)
 	}
 	t.port = p
 	t.image = broker.Image

@@ -145,7 +145,8 @@ func sidecarParts(sts k8sObject) podParts {
 
 func injectedParts(t *testing.T, values string) podParts {
 	t.Helper()
-	out := mustInject(t, fixture(t, "default.yaml"), "--values", writeValues(t, values))
+	// At the umbrella's Kubernetes version: native-sidecar mode needs one.
+	out := mustInject(t, fixture(t, "default.yaml"), "--values", writeValues(t, values), "--kube-version", "v1.29.0")
 	return sidecarParts(brokerStatefulSets(objects(t, out))[0])
 }
 
@@ -198,7 +199,7 @@ func TestUmbrellaPathMatchesInject(t *testing.T) {
 				t.Errorf("umbrella render and inject differ\numbrella: %#v\ninject:   %#v", got, want)
 			}
 			// The loopback listener lines, when any, are the same too.
-			injected := objects(t, mustInject(t, fixture(t, "default.yaml"), "--values", writeValues(t, values)))
+			injected := objects(t, mustInject(t, fixture(t, "default.yaml"), "--values", writeValues(t, values), "--kube-version", "v1.29.0"))
 			if got, want := listenerLines(rendered), listenerLines(injected); !reflect.DeepEqual(got, want) {
 				t.Errorf("broker config listener lines differ\numbrella: %q\ninject:   %q", got, want)
 			}

@@ -46,6 +46,7 @@ func injectAll(r *renderer, docs []manifest, log io.Writer) error {
 	podLabels := stringMap(lookup(r.values, "brokerPodLabels"))
 	containerName, _ := lookup(r.values, "brokerContainerName").(string)
 	javaOptsEnv, _ := lookup(r.values, "brokerJvm", "javaOptsEnv").(string)
+	brokerURL, _ := lookup(r.values, "warmup", "brokerUrl").(string)
 	var services []service
 	configMaps := map[string]int{} // namespace/name -> index
 	var targets []brokerTarget
@@ -67,10 +68,11 @@ func injectAll(r *renderer, docs []manifest, log io.Writer) error {
 			if err := d.node.Decode(&sts); err != nil {
 				return inputErr(fmt.Errorf("reading StatefulSet %s (line %d): %w", d.obj.Metadata.Name, d.line, err))
 			}
-			if !isBrokerStatefulSet(d.obj, sts, podLabels) {
+			match, container := matchBroker(d.obj, sts, podLabels, containerName)
+			if match == notBroker {
 				continue
 			}
-			t, err := newBrokerTarget(i, sts, containerName)
+			t, err := newBrokerTarget(i, sts, match, container, brokerURL != "")
 			if err != nil {
 				return inputErr(err)
 			}
@@ -78,10 +80,14 @@ func injectAll(r *renderer, docs []manifest, log io.Writer) error {
 		}
 	}
 	if len(targets) == 0 {
-		fmt.Fprintf(log, prog+": no StatefulSet with pod labels %v found: manifests passed through unchanged\n", podLabels)
+		return noBrokerErr(podLabels)
 	}
 	for _, t := range targets {
-		overrides := map[string]any{"warmup": map[string]any{"brokerPort": t.port}}
+		warmup := map[string]any{}
+		if t.port > 0 {
+			warmup["brokerPort"] = t.port
+		}
+		overrides := map[string]any{"warmup": warmup}
 		if key, derived := aotCacheKey(r.values, t); derived {
 			overrides["brokerJvm"] = map[string]any{"aotCache": map[string]any{"key": key}}
 		}
@@ -89,7 +95,7 @@ func injectAll(r *renderer, docs []manifest, log io.Writer) error {
 		if needsController(r.values) {
 			controller = controllerURL(services, t)
 			if controller != "" {
-				overrides["warmup"].(map[string]any)["controllerUrl"] = controller
+				warmup["controllerUrl"] = controller
 			}
 		}
 		inj, err := r.render(overrides, t.namespace)
@@ -105,20 +111,28 @@ func injectAll(r *renderer, docs []manifest, log io.Writer) error {
 				return inputErr(err)
 			}
 		}
-		if addBrokerMounts(documentRoot(d.node), containerName, inj.brokerVolumeMounts) {
+		if addBrokerMounts(documentRoot(d.node), t.container, inj.brokerVolumeMounts) {
 			d.changed = true
 		}
 		if inj.brokerJavaOpts != "" {
-			changed, err := addJavaOpts(documentRoot(d.node), t, containerName, javaOptsEnv, inj.brokerJavaOpts)
+			changed, err := addJavaOpts(documentRoot(d.node), t, javaOptsEnv, inj.brokerJavaOpts, jvmLevers(r.values))
 			if err != nil {
 				return inputErr(err)
 			}
 			d.changed = d.changed || changed
 		}
-		fmt.Fprintf(log, prog+": StatefulSet %s: sidecar added (broker port %d%s%s)\n", t.name, t.port,
-			describeController(controller), describeJavaOpts(javaOptsEnv, inj.brokerJavaOpts))
+		fmt.Fprintf(log, prog+": StatefulSet %s: sidecar added (%s%s%s%s)\n", t.name, describePort(t.port, brokerURL),
+			describeController(controller), describeJavaOpts(javaOptsEnv, inj.brokerJavaOpts), describeMatch(t, podLabels))
 	}
 	return nil
+}
+
+// describePort: 0 is a port inject could not tell, which only an explicit brokerUrl allows.
+func describePort(port int, brokerURL string) string {
+	if port == 0 {
+		return "broker query port unknown: the sidecar probes warmup.brokerUrl " + brokerURL
+	}
+	return fmt.Sprintf("broker port %d", port)
 }
 
 // needsController: an enabled sidecar needs a controller URL unless the values name one, or

@@ -85,7 +85,7 @@ func TestBrokerContainerAndRestOfPodUnchanged(t *testing.T) {
 }
 
 func TestInjectTwiceEqualsOnce(t *testing.T) {
-	for _, args := range [][]string{nil, {"--values", writeValues(t, nativeAuthListener)}} {
+	for _, args := range [][]string{nil, {"--values", writeValues(t, nativeAuthListener), "--kube-version", "v1.29.0"}} {
 		for _, name := range []string{"default.yaml", "customized.yaml"} {
 			once := mustInject(t, fixture(t, name), args...)
 			twice := mustInject(t, []byte(once), args...)
@@ -180,7 +180,7 @@ loopbackListener:
 `
 
 func TestNativeSidecarAuthAndLoopbackListener(t *testing.T) {
-	out := mustInject(t, fixture(t, "customized.yaml"), "--values", writeValues(t, nativeAuthListener))
+	out := mustInject(t, fixture(t, "customized.yaml"), "--values", writeValues(t, nativeAuthListener), "--kube-version", "v1.29.0")
 	objs := objects(t, out)
 	b := brokerStatefulSets(objs)[0]
 	c := containerNamed(b, "initContainers", sidecar)
@@ -234,7 +234,7 @@ func TestNativeSidecarAuthAndLoopbackListener(t *testing.T) {
 
 func TestSwitchingToNativeSidecarMovesIt(t *testing.T) {
 	regular := mustInject(t, fixture(t, "default.yaml"))
-	native := mustInject(t, []byte(regular), "--values", writeValues(t, "nativeSidecar: true\n"))
+	native := mustInject(t, []byte(regular), "--values", writeValues(t, "nativeSidecar: true\n"), "--kube-version", "v1.29.0")
 	b := brokerStatefulSets(objects(t, native))[0]
 	if countNamed(b, sidecar) != 1 || containerNamed(b, "initContainers", sidecar) == nil {
 		t.Error("re-running with nativeSidecar must move the sidecar, not add a second one")
@@ -249,11 +249,55 @@ func TestEnabledFalsePassesThrough(t *testing.T) {
 	}
 }
 
-func TestNoBrokerPassesThrough(t *testing.T) {
+// No broker is an error naming the labels looked for (Helm hides a post-renderer's stderr on
+// success); enabled: false passes the same stream through. cmd/warmup-inject runs the binary
+// on the official chart without its broker.
+func TestNoBrokerIsAnError(t *testing.T) {
 	in := []byte("---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndata:\n  a: \"1\"\n")
-	out, stderr, code := runInject(t, in)
+	labels := writeValues(t, "brokerPodLabels: {app: olap, component: query}\n")
+	out, stderr, code := runInject(t, in, "--values", labels)
+	if code != 1 || out != "" || !strings.Contains(stderr, "pod labels app=olap, component=query (brokerPodLabels") {
+		t.Errorf("exit %d, stdout %d bytes, stderr %q; want 1, nothing, the labels named", code, len(out), stderr)
+	}
+	out, stderr, code = runInject(t, in, "--values", writeValues(t, "enabled: false\n"))
 	if code != 0 || out != string(in) || !strings.Contains(stderr, "passed through unchanged") {
-		t.Errorf("exit %d, stderr %q, out changed: %v", code, stderr, out != string(in))
+		t.Errorf("enabled: false: exit %d, stderr %q, out changed: %v", code, stderr, out != string(in))
+	}
+}
+
+// The official chart's broker is found by what no value renames (its chart label and container
+// name); other charts' StatefulSets with a "broker" container, and the official chart's other
+// components, are not.
+func TestMatchBroker(t *testing.T) {
+	sts := func(chart, name string) statefulSet {
+		var s statefulSet
+		s.Spec.Template.Metadata.Labels = map[string]string{"app": "olap", "component": "query", chartLabel: chart}
+		s.Spec.Template.Spec.Containers = []container{{Name: name}}
+		return s
+	}
+	obj := object{APIVersion: "apps/v1", Kind: "StatefulSet"}
+	defaults := map[string]string{"app": "pinot", "component": "broker"}
+	for _, tc := range []struct {
+		name      string
+		obj       object
+		sts       statefulSet
+		labels    map[string]string
+		want      brokerMatch
+		container string
+	}{
+		{"official chart renamed", obj, sts("pinot-0.3.6-SNAPSHOT", "broker"), defaults, byOfficialChart, "broker"},
+		{"labels win", obj, sts("pinot-0.3.6-SNAPSHOT", "broker"), map[string]string{"app": "olap"}, byLabels, "pinot-broker"},
+		{"official server", obj, sts("pinot-0.3.6-SNAPSHOT", "server"), defaults, notBroker, ""},
+		{"another chart", obj, sts("pinot-broker-warmup-0.1.0", "broker"), defaults, notBroker, ""},
+		{"no chart label", obj, sts("", "broker"), defaults, notBroker, ""},
+		{"a Deployment", object{APIVersion: "apps/v1", Kind: "Deployment"}, sts("pinot-1.0.0", "broker"), defaults, notBroker, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m, c := matchBroker(tc.obj, tc.sts, tc.labels, "pinot-broker")
+			if m != tc.want || c != tc.container {
+				t.Errorf("matchBroker = %v, %q; want %v, %q", m, c, tc.want, tc.container)
+			}
+		})
 	}
 }
 

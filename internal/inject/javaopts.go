@@ -7,20 +7,39 @@ import (
 	yaml "go.yaml.in/yaml/v3"
 )
 
-// addJavaOpts appends the chart's broker JVM options (brokerJvm) to the broker container's
-// env variable envName, which must hold a literal value: the official chart passes
-// broker.jvmOpts as JAVA_OPTS, and Pinot's start script replaces its own defaults with it, so
-// creating the variable would silently drop the operator's heap and GC settings. Each option
-// lands exactly once: an option of the same name already there (-XX:TieredStopAtLevel=4) is
-// replaced, since the values asked for this one. Reports whether the value changed.
-func addJavaOpts(stsRoot *yaml.Node, t brokerTarget, containerName, envName, opts string) (bool, error) {
-	broker := namedEntry(at(stsRoot, "spec", "template", "spec", "containers"), containerName)
-	v := namedEntry(mapValue(broker, "env"), envName)
-	value := mapValue(v, "value")
-	if value == nil || value.Kind != yaml.ScalarNode || mapValue(v, "valueFrom") != nil {
-		return false, fmt.Errorf("brokerJvm: container %q of StatefulSet %s has no env %s with a literal value to add %q to "+
+// addJavaOpts appends the chart's broker JVM options (brokerJvm; levers names the values that
+// asked for them) to the broker container's env variable envName, in the entry the kubelet
+// uses: the last of that name (a later env entry overrides an earlier one and any envFrom). The
+// official chart renders its own JAVA_OPTS (broker.jvmOpts) first and broker.extraEnv after it,
+// so an operator's JAVA_OPTS there is the one the JVM gets; the chart's, shadowed, is left as
+// rendered. That entry must hold a literal value: Pinot's start script replaces its own
+// defaults with JAVA_OPTS, so creating the variable would silently drop the operator's heap and
+// GC settings, and a valueFrom cannot be edited here. Each option lands exactly once: an option
+// of the same name already there (-XX:TieredStopAtLevel=4) is replaced, since the values asked
+// for this one. Reports whether the value changed.
+func addJavaOpts(stsRoot *yaml.Node, t brokerTarget, envName, opts, levers string) (bool, error) {
+	broker := namedEntry(at(stsRoot, "spec", "template", "spec", "containers"), t.container)
+	entries := namedEntries(mapValue(broker, "env"), envName)
+	if len(entries) == 0 {
+		fromEnvFrom := ""
+		if len(items(mapValue(broker, "envFrom"))) > 0 {
+			fromEnvFrom = "; its envFrom may set it, which warmup-inject cannot edit"
+		}
+		return false, fmt.Errorf("%s: container %q of StatefulSet %s has no env %s with a literal value to add %q to%s "+
 			"(the official chart sets JAVA_OPTS from broker.jvmOpts; brokerJvm.javaOptsEnv names another variable)",
-			containerName, t.name, envName, opts)
+			levers, t.container, t.name, envName, opts, fromEnvFrom)
+	}
+	v := entries[len(entries)-1]
+	value := mapValue(v, "value")
+	if mapValue(v, "valueFrom") != nil || value == nil || value.Kind != yaml.ScalarNode {
+		what := "has no literal value"
+		if mapValue(v, "valueFrom") != nil {
+			what = "takes its value from valueFrom"
+		}
+		return false, fmt.Errorf("%s: container %q of StatefulSet %s: the env entry %s the kubelet uses "+
+			"(the last of %d with that name; official chart: broker.extraEnv) %s, so warmup-inject cannot add %q to it: "+
+			"set %s in broker.extraEnv with a literal value, or remove it there (the chart's own comes from broker.jvmOpts), or turn off %s",
+			levers, t.container, t.name, envName, len(entries), what, opts, envName, levers)
 	}
 	merged := mergeJavaOpts(value.Value, opts)
 	if merged == value.Value {
@@ -28,6 +47,21 @@ func addJavaOpts(stsRoot *yaml.Node, t brokerTarget, containerName, envName, opt
 	}
 	value.Value = merged
 	return true, nil
+}
+
+// jvmLevers names the values that ask for broker JVM options, for messages.
+func jvmLevers(values map[string]any) string {
+	var on []string
+	if c1, _ := lookup(values, "brokerJvm", "c1Only").(bool); c1 {
+		on = append(on, "brokerJvm.c1Only")
+	}
+	if aot, _ := lookup(values, "brokerJvm", "aotCache", "enabled").(bool); aot {
+		on = append(on, "brokerJvm.aotCache")
+	}
+	if len(on) == 0 {
+		return "brokerJvm"
+	}
+	return strings.Join(on, " and ")
 }
 
 // mergeJavaOpts appends each option of add to the space-separated options in have, after
@@ -80,7 +114,18 @@ func javaOptName(opt string) string {
 	return opt
 }
 
-// namedEntry is the entry of a sequence whose name is name, or nil.
+// namedEntries are the entries of a sequence whose name is name, in order.
+func namedEntries(seq *yaml.Node, name string) []*yaml.Node {
+	var out []*yaml.Node
+	for _, n := range items(seq) {
+		if nameOf(n) == name {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// namedEntry is the first entry of a sequence whose name is name, or nil.
 func namedEntry(seq *yaml.Node, name string) *yaml.Node {
 	if seq == nil || seq.Kind != yaml.SequenceNode {
 		return nil

@@ -126,3 +126,33 @@ func TestUmbrellaC1OnlyMatchesInject(t *testing.T) {
 		}
 	}
 }
+
+// brokerWithEnv is a minimal broker StatefulSet whose broker container has env and envFrom.
+func brokerWithEnv(env, envFrom string) string {
+	return brokerOnly(8099) + "          env: " + env + "\n          envFrom: " + envFrom + "\n"
+}
+
+// The kubelet gives the container the last env entry of a name: that one gets the options, the
+// earlier ones stay as they are; what cannot be edited is refused by name.
+func TestJavaOptsGoToTheEntryTheKubeletUses(t *testing.T) {
+	c1 := writeValues(t, "brokerJvm: {c1Only: true}\nwarmup: {tables: [t]}\n")
+	in := brokerWithEnv("[{name: JAVA_OPTS, value: -Xmx1G}, {name: OTHER, value: x}, {name: JAVA_OPTS, value: $(JAVA_OPTS) -Xmx2G}]", "[]")
+	env := containerNamed(brokerStatefulSets(objects(t, mustInject(t, []byte(in), "--values", c1)))[0], "containers", "broker")["env"].([]any)
+	got := []string{env[0].(map[string]any)["value"].(string), env[2].(map[string]any)["value"].(string)}
+	if want := []string{"-Xmx1G", "$(JAVA_OPTS) -Xmx2G " + c1Flag}; !reflect.DeepEqual(got, want) {
+		t.Errorf("JAVA_OPTS entries %q, want %q", got, want)
+	}
+	for _, tc := range []struct{ name, env, envFrom, want string }{
+		{"last from a Secret", "[{name: JAVA_OPTS, value: -Xmx1G}, {name: JAVA_OPTS, valueFrom: {secretKeyRef: {name: s, key: k}}}]", "[]",
+			"the last of 2 with that name; official chart: broker.extraEnv) takes its value from valueFrom"},
+		{"last without a value", "[{name: JAVA_OPTS, value: -Xmx1G}, {name: JAVA_OPTS}]", "[]", "has no literal value"},
+		{"only envFrom", "[]", "[{configMapRef: {name: jvm}}]", "its envFrom may set it, which warmup-inject cannot edit"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, stderr, code := runInject(t, []byte(brokerWithEnv(tc.env, tc.envFrom)), "--values", c1)
+			if code != 1 || out != "" || !strings.Contains(stderr, tc.want) || !strings.Contains(stderr, "brokerJvm.c1Only") {
+				t.Errorf("exit %d, stdout %d bytes, stderr %q; want 1, nothing, %q and brokerJvm.c1Only", code, len(out), stderr, tc.want)
+			}
+		})
+	}
+}

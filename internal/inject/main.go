@@ -20,10 +20,6 @@ const (
 	exitUsage = 2
 )
 
-// defaultKubeVersion is what the chart's version checks see: inject cannot ask the cluster. It
-// is the oldest Kubernetes with native sidecars, so nativeSidecar passes unless told otherwise.
-const defaultKubeVersion = "v1.29.0"
-
 // prog prefixes every error line.
 const prog = "warmup-inject"
 
@@ -32,6 +28,7 @@ const usage = `usage: warmup-inject [--values FILE]... [--kube-version VERSION] 
 Helm post-renderer: adds the warmup sidecar, rendered from the embedded pinot-broker-warmup chart,
 to every Pinot broker StatefulSet in the manifests on stdin, and writes all manifests to stdout.
 Without --values it injects the chart's defaults (enabled defaults to true here).
+--kube-version is the cluster's Kubernetes version, required with nativeSidecar: true.
 
   helm install pinot pinot/pinot --post-renderer warmup-inject \
     --post-renderer-args --values=warmup-values.yaml
@@ -62,7 +59,9 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var values valuesFlag
 	fs.Var(&values, "values", "values `FILE` for the pinot-broker-warmup chart (repeatable, later wins)")
 	fs.Var(&values, "f", "shorthand for --values")
-	kubeVersion := fs.String("kube-version", defaultKubeVersion, "Kubernetes version the chart's checks assume")
+	// No default: a post-renderer cannot ask the cluster, and a guessed version would pass the
+	// native-sidecar check on any cluster (renderer.checkKubeVersion).
+	kubeVersion := fs.String("kube-version", "", "the cluster's Kubernetes `VERSION` (required with nativeSidecar: true)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return exitOK

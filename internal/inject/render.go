@@ -44,12 +44,14 @@ func newRenderer(files []string, kubeVersion string) (*renderer, error) {
 	if err != nil {
 		return nil, err
 	}
-	kv, err := chartutil.ParseKubeVersion(kubeVersion)
-	if err != nil {
-		return nil, fmt.Errorf("parsing --kube-version %q: %w", kubeVersion, err)
-	}
 	caps := chartutil.DefaultCapabilities.Copy()
-	caps.KubeVersion = *kv
+	if kubeVersion != "" {
+		kv, err := chartutil.ParseKubeVersion(kubeVersion)
+		if err != nil {
+			return nil, fmt.Errorf("parsing --kube-version %q: %w", kubeVersion, err)
+		}
+		caps.KubeVersion = *kv
+	}
 	r := &renderer{chart: c, user: user, files: files, caps: caps}
 	// Validate once up front so a bad values file fails before any manifest is read.
 	top, err := r.topValues(user, "")
@@ -57,7 +59,24 @@ func newRenderer(files []string, kubeVersion string) (*renderer, error) {
 		return nil, err
 	}
 	r.values = top["Values"].(chartutil.Values).AsMap()
+	if err := r.checkKubeVersion(kubeVersion); err != nil {
+		return nil, err
+	}
 	return r, nil
+}
+
+// checkKubeVersion: native-sidecar mode needs Kubernetes >= 1.29, which the chart checks
+// against .Capabilities; a post-renderer gets no version from Helm, so the operator must give
+// it (Helm shows a post-renderer's stderr only on failure: a warning would never be seen). The
+// default mode, a regular container, needs none.
+func (r *renderer) checkKubeVersion(kubeVersion string) error {
+	native, _ := lookup(r.values, "nativeSidecar").(bool)
+	if !r.enabled() || !native || kubeVersion != "" {
+		return nil
+	}
+	return fmt.Errorf("%s: nativeSidecar is true, which needs Kubernetes >= 1.29, and a post-renderer cannot ask the cluster: "+
+		"give the cluster's version with --kube-version (helm ... --post-renderer-args --kube-version=v1.30.0; kubectl version shows it), "+
+		"or set nativeSidecar: false", describeFiles(r.files))
 }
 
 // topValues is what Helm renders with: .Release, .Capabilities, .Chart, and .Values, the

@@ -1,7 +1,6 @@
 package config
 
 import (
-	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -10,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/warmup-sidecar/warmup-sidecar/pkg/pinot"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/sqltext"
 )
 
@@ -58,15 +56,8 @@ func (c Config) check() (Config, []string, error) {
 	if _, err := ParseLevel(c.LogLevel); err != nil {
 		return c, nil, err
 	}
-	if c.AuthHeaderFile != "" {
-		// A header value set here by mistake (env from a Secret key instead of a
-		// mounted file) is itself the secret: say so without printing it.
-		if looksLikeCredential(c.AuthHeaderFile) {
-			return c, nil, fmt.Errorf("WARMUP_AUTH_HEADER_FILE: the value looks like an Authorization header value, not a file path (not shown): expected the path of a file holding it, such as /var/run/secrets/pinot-auth/header")
-		}
-		if err := checkAuthFile(c.AuthHeaderFile); err != nil {
-			return c, nil, err
-		}
+	if err := checkAuthHeaderFile(c.AuthHeaderFile); err != nil {
+		return c, nil, err
 	}
 	queries, err := sqltext.Split(c.Query)
 	if err != nil {
@@ -151,20 +142,6 @@ func ParseLevel(s string) (slog.Level, error) {
 	return 0, fmt.Errorf("WARMUP_LOG_LEVEL=%q: expected debug, info, warn or error", s)
 }
 
-// checkAuthFile reads the file the way the client will on every request. Its
-// content is a secret: errors name the file, never what is in it.
-func checkAuthFile(path string) error {
-	_, err := pinot.ReadAuthHeader(path)
-	var fe *pinot.AuthFileError
-	if !errors.As(err, &fe) {
-		return err // nil: ReadAuthHeader fails with an *AuthFileError only
-	}
-	if fe.Empty {
-		return fmt.Errorf("WARMUP_AUTH_HEADER_FILE=%q: the file is empty: expected it to hold the Authorization header value, such as \"Basic <base64>\"", path)
-	}
-	return fmt.Errorf("WARMUP_AUTH_HEADER_FILE=%q: expected a readable file holding the Authorization header value (%v)", path, fe.Err)
-}
-
 func validPort(p string) bool {
 	n, err := strconv.Atoi(p)
 	return err == nil && n >= 0 && n <= 65535
@@ -181,12 +158,6 @@ func validTableName(t string) bool {
 		}
 	}
 	return t != ""
-}
-
-// looksLikeCredential spots an Authorization value where a path belongs.
-func looksLikeCredential(v string) bool {
-	lower := strings.ToLower(v)
-	return strings.HasPrefix(lower, "basic ") || strings.HasPrefix(lower, "bearer ") || strings.ContainsAny(v, " \t\n")
 }
 
 // checkProbes validates what the default probe sends.

@@ -31,6 +31,10 @@ func badValues(t *testing.T) []badValue {
 		{env: "WARMUP_BROKER_URL=ftp://broker:8099", name: "WARMUP_BROKER_URL"},
 		{env: "WARMUP_BROKER_URL=http://:8099", name: "WARMUP_BROKER_URL"},
 		{env: "WARMUP_BROKER_URL=", name: "WARMUP_BROKER_URL"},
+		{env: "WARMUP_BROKER_URL=http://127.0.0.1:1/foo", name: "WARMUP_BROKER_URL"}, // /health would 404 forever
+		{env: "WARMUP_BROKER_URL=http://127.0.0.1:1?x=1", name: "WARMUP_BROKER_URL"},
+		{env: "WARMUP_BROKER_URL= http://127.0.0.1:1", name: "WARMUP_BROKER_URL"},
+		{env: "WARMUP_BROKER_URL=http://127.0.0.1:1\n", name: "WARMUP_BROKER_URL"},
 		{env: "WARMUP_CONTROLLER_URL=pinot-controller:9000", name: "WARMUP_CONTROLLER_URL"},
 		{env: "WARMUP_BUDGET=soon", name: "WARMUP_BUDGET"},
 		{env: "WARMUP_BUDGET=0s", name: "WARMUP_BUDGET"},
@@ -281,5 +285,17 @@ func TestConfigFaultTokenInThePathVariable(t *testing.T) {
 	missing := "/var/run/secrets/pinot-auth/no-such-header"
 	if _, stderr := runBad(t, "plan", cleanEnv("WARMUP_TABLES=orders", "WARMUP_AUTH_HEADER_FILE="+missing)); !strings.Contains(stderr, missing) {
 		t.Errorf("a plain path is not shown: %q", stderr)
+	}
+}
+
+// TestBrokerURLTrailingSlash: one trailing / on WARMUP_BROKER_URL is dropped, and
+// the sidecar warms the broker as without it.
+func TestBrokerURLTrailingSlash(t *testing.T) {
+	f := newPinotFake(t)
+	s := startSidecar(t, "WARMUP_BROKER_URL="+f.srv.URL+"/", "WARMUP_QUERY=SELECT COUNT(*) FROM orders",
+		"WARMUP_MIN_ITERATIONS=20", "WARMUP_EXIT=floor")
+	s.waitFor(t, 10*time.Second, "/readyz 200", func() bool { code, _ := httpGet(s.url("/readyz")); return code == 200 })
+	if st, _ := s.status(t); st.Outcome != "warm" {
+		t.Errorf("outcome %q, want warm", st.Outcome)
 	}
 }

@@ -32,9 +32,11 @@ func (c Config) check() (Config, []string, error) {
 		warns = append(warns, fmt.Sprintf("WARMUP_CONCURRENCY=%d is outside [%d, %d]: using %d", c.Concurrency, MinConcurrency, MaxConcurrency, clamped))
 		c.Concurrency = clamped
 	}
-	if err := checkURL("WARMUP_BROKER_URL", c.BrokerURL, true, pinotURL); err != nil {
+	broker, err := checkBrokerURL(c.BrokerURL)
+	if err != nil {
 		return c, nil, err
 	}
+	c.BrokerURL = broker
 	if err := checkURL("WARMUP_CONTROLLER_URL", c.ControllerURL, false, pinotURL); err != nil {
 		return c, nil, err
 	}
@@ -87,13 +89,33 @@ func (c Config) check() (Config, []string, error) {
 }
 
 // urlKind is what URL errors say is expected.
-type urlKind struct{ example, credentials string }
+type urlKind struct{ shape, example, credentials string }
 
 var (
-	pinotURL = urlKind{"http://127.0.0.1:8099", ", with credentials in WARMUP_AUTH_HEADER_FILE"}
+	pinotURL = urlKind{"an http:// or https:// URL", "http://127.0.0.1:8099", ", with credentials in WARMUP_AUTH_HEADER_FILE"}
+	// The broker's base URL: every call adds its own path (/health, /query/sql).
+	brokerURL = urlKind{brokerShape, "http://127.0.0.1:8099", ", with credentials in WARMUP_AUTH_HEADER_FILE"}
 	// The JVM metrics endpoint gets no credentials at all.
-	jvmMetricsURL = urlKind{"http://127.0.0.1:8008/metrics", ""}
+	jvmMetricsURL = urlKind{"an http:// or https:// URL", "http://127.0.0.1:8008/metrics", ""}
 )
+
+const brokerShape = "scheme://host:port with no path, query or fragment"
+
+// checkBrokerURL accepts scheme://host[:port] and drops one trailing /: every
+// call adds its own path, so a path of the URL's own would make each of them,
+// /health too, answer 404 for as long as the pod lives.
+func checkBrokerURL(raw string) (string, error) {
+	if err := checkURL("WARMUP_BROKER_URL", raw, true, brokerURL); err != nil {
+		return "", err
+	}
+	// checkURL parsed it; user info (the only other place for ? or #) is refused.
+	u, _ := url.Parse(raw)
+	if (u.Path != "" && u.Path != "/") || strings.ContainsAny(raw, "?#") {
+		return "", fmt.Errorf("WARMUP_BROKER_URL=%q: expected %s, such as %s: the sidecar adds the paths (/health, /query/sql) itself",
+			raw, brokerShape, brokerURL.example)
+	}
+	return strings.TrimSuffix(raw, "/"), nil
+}
 
 // checkExit validates the exit rule and its knobs.
 func (c Config) checkExit() error {
@@ -118,6 +140,10 @@ func checkURL(name, raw string, required bool, kind urlKind) error {
 	// without echoing the value.
 	if strings.Contains(raw, "@") {
 		return fmt.Errorf("%s: a URL with user info (user:password@) is not accepted: expected a plain URL such as %s%s", name, kind.example, kind.credentials)
+	}
+	// A copy-pasted value often brings a space or a newline along.
+	if strings.TrimSpace(raw) != raw {
+		return fmt.Errorf("%s=%q: white space around the value: expected %s and nothing around it, such as %s", name, raw, kind.shape, kind.example)
 	}
 	u, err := url.Parse(raw)
 	// Hostname, not Host: "http://:8099" has a Host (":8099") but no host name.

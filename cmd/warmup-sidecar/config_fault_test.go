@@ -31,6 +31,10 @@ func badValues(t *testing.T) []badValue {
 		{env: "WARMUP_BROKER_URL=ftp://broker:8099", name: "WARMUP_BROKER_URL"},
 		{env: "WARMUP_BROKER_URL=http://:8099", name: "WARMUP_BROKER_URL"},
 		{env: "WARMUP_BROKER_URL=", name: "WARMUP_BROKER_URL"},
+		{env: "WARMUP_BROKER_URL=http://127.0.0.1:1/foo", name: "WARMUP_BROKER_URL"}, // /health would 404 forever
+		{env: "WARMUP_BROKER_URL=http://127.0.0.1:1?x=1", name: "WARMUP_BROKER_URL"},
+		{env: "WARMUP_BROKER_URL= http://127.0.0.1:1", name: "WARMUP_BROKER_URL"},
+		{env: "WARMUP_BROKER_URL=http://127.0.0.1:1\n", name: "WARMUP_BROKER_URL"},
 		{env: "WARMUP_CONTROLLER_URL=pinot-controller:9000", name: "WARMUP_CONTROLLER_URL"},
 		{env: "WARMUP_BUDGET=soon", name: "WARMUP_BUDGET"},
 		{env: "WARMUP_BUDGET=0s", name: "WARMUP_BUDGET"},
@@ -249,4 +253,49 @@ func FuzzConfigQueryAndTables(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestConfigFaultTokenInThePathVariable: the usual content of a token Secret — a
+// JWT, a base64 user:password without its scheme word, or the whole "Basic …"
+// value — put into WARMUP_AUTH_HEADER_FILE by mistake is a path that does not
+// exist. The exit-2 line (which the chart's FallbackToLogsOnError makes the pod's
+// termination message) names the variable and keeps no 4-character piece of it;
+// a value that is plainly a path is still shown.
+func TestConfigFaultTokenInThePathVariable(t *testing.T) {
+	for _, token := range []string{
+		"eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJ3YXJtdXAtc2lkZWNhciJ9.c2lnbmVkLWJ5LXRoZS1pc3N1ZXItOTk",
+		"d2FybXVwLXNpZGVjYXI6dG9rZW4taW4tdGhlLXBhdGgtNTUy", // warmup-sidecar:token-in-the-path-552
+		"Basic d2FybXVwLXNpZGVjYXI6dG9rZW4taW4tdGhlLXBhdGgtNTUy",
+		"d2FybXVwLXNpZGVjYXI6dG9rZW4taW4tdGhlLXBhdGgtNTUy\n", // as a Secret key often ends
+	} {
+		for _, sub := range []string{"serve", "once", "plan"} {
+			code, stderr := runBad(t, sub, cleanEnv("WARMUP_TABLES=orders", "WARMUP_LISTEN_ADDR=127.0.0.1:0", "WARMUP_AUTH_HEADER_FILE="+token))
+			if code != 2 || !strings.Contains(stderr, "WARMUP_AUTH_HEADER_FILE") || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
+				t.Errorf("%s: exit %d, stderr %q; want 2 and one line naming WARMUP_AUTH_HEADER_FILE", sub, code, stderr)
+			}
+			cred := strings.TrimSpace(strings.TrimPrefix(token, "Basic "))
+			for i := 0; i+4 <= len(cred); i++ {
+				if strings.Contains(stderr, cred[i:i+4]) {
+					t.Errorf("%s: stderr %q carries %q of the token set as the path", sub, stderr, cred[i:i+4])
+					break
+				}
+			}
+		}
+	}
+	missing := "/var/run/secrets/pinot-auth/no-such-header"
+	if _, stderr := runBad(t, "plan", cleanEnv("WARMUP_TABLES=orders", "WARMUP_AUTH_HEADER_FILE="+missing)); !strings.Contains(stderr, missing) {
+		t.Errorf("a plain path is not shown: %q", stderr)
+	}
+}
+
+// TestBrokerURLTrailingSlash: one trailing / on WARMUP_BROKER_URL is dropped, and
+// the sidecar warms the broker as without it.
+func TestBrokerURLTrailingSlash(t *testing.T) {
+	f := newPinotFake(t)
+	s := startSidecar(t, "WARMUP_BROKER_URL="+f.srv.URL+"/", "WARMUP_QUERY=SELECT COUNT(*) FROM orders",
+		"WARMUP_MIN_ITERATIONS=20", "WARMUP_EXIT=floor")
+	s.waitFor(t, 10*time.Second, "/readyz 200", func() bool { code, _ := httpGet(s.url("/readyz")); return code == 200 })
+	if st, _ := s.status(t); st.Outcome != "warm" {
+		t.Errorf("outcome %q, want warm", st.Outcome)
+	}
 }

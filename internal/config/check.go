@@ -1,7 +1,6 @@
 package config
 
 import (
-	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -10,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/warmup-sidecar/warmup-sidecar/pkg/pinot"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/sqltext"
 )
 
@@ -34,9 +32,11 @@ func (c Config) check() (Config, []string, error) {
 		warns = append(warns, fmt.Sprintf("WARMUP_CONCURRENCY=%d is outside [%d, %d]: using %d", c.Concurrency, MinConcurrency, MaxConcurrency, clamped))
 		c.Concurrency = clamped
 	}
-	if err := checkURL("WARMUP_BROKER_URL", c.BrokerURL, true, pinotURL); err != nil {
+	broker, err := checkBrokerURL(c.BrokerURL)
+	if err != nil {
 		return c, nil, err
 	}
+	c.BrokerURL = broker
 	if err := checkURL("WARMUP_CONTROLLER_URL", c.ControllerURL, false, pinotURL); err != nil {
 		return c, nil, err
 	}
@@ -58,15 +58,8 @@ func (c Config) check() (Config, []string, error) {
 	if _, err := ParseLevel(c.LogLevel); err != nil {
 		return c, nil, err
 	}
-	if c.AuthHeaderFile != "" {
-		// A header value set here by mistake (env from a Secret key instead of a
-		// mounted file) is itself the secret: say so without printing it.
-		if looksLikeCredential(c.AuthHeaderFile) {
-			return c, nil, fmt.Errorf("WARMUP_AUTH_HEADER_FILE: the value looks like an Authorization header value, not a file path (not shown): expected the path of a file holding it, such as /var/run/secrets/pinot-auth/header")
-		}
-		if err := checkAuthFile(c.AuthHeaderFile); err != nil {
-			return c, nil, err
-		}
+	if err := checkAuthHeaderFile(c.AuthHeaderFile); err != nil {
+		return c, nil, err
 	}
 	queries, err := sqltext.Split(c.Query)
 	if err != nil {
@@ -96,13 +89,33 @@ func (c Config) check() (Config, []string, error) {
 }
 
 // urlKind is what URL errors say is expected.
-type urlKind struct{ example, credentials string }
+type urlKind struct{ shape, example, credentials string }
 
 var (
-	pinotURL = urlKind{"http://127.0.0.1:8099", ", with credentials in WARMUP_AUTH_HEADER_FILE"}
+	pinotURL = urlKind{"an http:// or https:// URL", "http://127.0.0.1:8099", ", with credentials in WARMUP_AUTH_HEADER_FILE"}
+	// The broker's base URL: every call adds its own path (/health, /query/sql).
+	brokerURL = urlKind{brokerShape, "http://127.0.0.1:8099", ", with credentials in WARMUP_AUTH_HEADER_FILE"}
 	// The JVM metrics endpoint gets no credentials at all.
-	jvmMetricsURL = urlKind{"http://127.0.0.1:8008/metrics", ""}
+	jvmMetricsURL = urlKind{"an http:// or https:// URL", "http://127.0.0.1:8008/metrics", ""}
 )
+
+const brokerShape = "scheme://host:port with no path, query or fragment"
+
+// checkBrokerURL accepts scheme://host[:port] and drops one trailing /: every
+// call adds its own path, so a path of the URL's own would make each of them,
+// /health too, answer 404 for as long as the pod lives.
+func checkBrokerURL(raw string) (string, error) {
+	if err := checkURL("WARMUP_BROKER_URL", raw, true, brokerURL); err != nil {
+		return "", err
+	}
+	// checkURL parsed it; user info (the only other place for ? or #) is refused.
+	u, _ := url.Parse(raw)
+	if (u.Path != "" && u.Path != "/") || strings.ContainsAny(raw, "?#") {
+		return "", fmt.Errorf("WARMUP_BROKER_URL=%q: expected %s, such as %s: the sidecar adds the paths (/health, /query/sql) itself",
+			raw, brokerShape, brokerURL.example)
+	}
+	return strings.TrimSuffix(raw, "/"), nil
+}
 
 // checkExit validates the exit rule and its knobs.
 func (c Config) checkExit() error {
@@ -128,6 +141,10 @@ func checkURL(name, raw string, required bool, kind urlKind) error {
 	if strings.Contains(raw, "@") {
 		return fmt.Errorf("%s: a URL with user info (user:password@) is not accepted: expected a plain URL such as %s%s", name, kind.example, kind.credentials)
 	}
+	// A copy-pasted value often brings a space or a newline along.
+	if strings.TrimSpace(raw) != raw {
+		return fmt.Errorf("%s=%q: white space around the value: expected %s and nothing around it, such as %s", name, raw, kind.shape, kind.example)
+	}
 	u, err := url.Parse(raw)
 	// Hostname, not Host: "http://:8099" has a Host (":8099") but no host name.
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" {
@@ -151,20 +168,6 @@ func ParseLevel(s string) (slog.Level, error) {
 	return 0, fmt.Errorf("WARMUP_LOG_LEVEL=%q: expected debug, info, warn or error", s)
 }
 
-// checkAuthFile reads the file the way the client will on every request. Its
-// content is a secret: errors name the file, never what is in it.
-func checkAuthFile(path string) error {
-	_, err := pinot.ReadAuthHeader(path)
-	var fe *pinot.AuthFileError
-	if !errors.As(err, &fe) {
-		return err // nil: ReadAuthHeader fails with an *AuthFileError only
-	}
-	if fe.Empty {
-		return fmt.Errorf("WARMUP_AUTH_HEADER_FILE=%q: the file is empty: expected it to hold the Authorization header value, such as \"Basic <base64>\"", path)
-	}
-	return fmt.Errorf("WARMUP_AUTH_HEADER_FILE=%q: expected a readable file holding the Authorization header value (%v)", path, fe.Err)
-}
-
 func validPort(p string) bool {
 	n, err := strconv.Atoi(p)
 	return err == nil && n >= 0 && n <= 65535
@@ -181,12 +184,6 @@ func validTableName(t string) bool {
 		}
 	}
 	return t != ""
-}
-
-// looksLikeCredential spots an Authorization value where a path belongs.
-func looksLikeCredential(v string) bool {
-	lower := strings.ToLower(v)
-	return strings.HasPrefix(lower, "basic ") || strings.HasPrefix(lower, "bearer ") || strings.ContainsAny(v, " \t\n")
 }
 
 // checkProbes validates what the default probe sends.

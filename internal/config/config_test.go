@@ -101,8 +101,9 @@ func TestEveryValueIsRead(t *testing.T) {
 		"WARMUP_MULTISTAGE=off",
 		"WARMUP_BROKER_AOT_LOG=/var/log/pinot-aot/aot.log",
 	)
+	// The broker URL's one trailing / is dropped.
 	want := Config{
-		Enabled: false, BrokerURL: "https://broker.example:8443/", ControllerURL: "http://ctl:9000",
+		Enabled: false, BrokerURL: "https://broker.example:8443", ControllerURL: "http://ctl:9000",
 		Budget: 90 * time.Second, MinIterations: 0, MaxTables: 1, Tables: "a, b", Concurrency: 64,
 		ProbeTimeout: 750 * time.Millisecond, FailClosed: true, Rearm: false, AuthHeaderFile: auth,
 		ListenAddr: "127.0.0.1:19095", LogFormat: "text", LogLevel: "DEBUG", TableList: []string{"a", "b"},

@@ -159,10 +159,11 @@ func (b *StatusBoard) Snapshot(g *gatehttp.Gate) Status {
 }
 
 // Document is what /status serves: a snapshot as g sees it, with the readiness
-// verdict the handler reached.
+// verdict the handler reached, and the queries' literals (values sampled from
+// the tables) masked (status_mask.go).
 func (b *StatusBoard) Document(g *gatehttp.Gate) func(ready bool) any {
 	return func(ready bool) any {
-		s := b.Snapshot(g)
+		s := b.Snapshot(g).withLiteralsMasked()
 		s.Ready = ready
 		return s
 	}

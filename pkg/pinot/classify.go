@@ -62,9 +62,11 @@ type Result struct {
 
 // Classify turns an HTTP status and body into a Result. Messages about refused
 // credentials carry DefaultAuthHint; a Client uses its Options.AuthHint.
-func Classify(status int, body []byte) Result { return classify(status, body, "") }
+func Classify(status int, body []byte) Result { return classify(status, body, "", redactor{}) }
 
-func classify(status int, body []byte, authHint string) Result {
+// classify quotes the answer only through red, which masks the credential the
+// request carried.
+func classify(status int, body []byte, authHint string, red redactor) Result {
 	r := Result{HTTPStatus: status}
 	switch {
 	case status == http.StatusUnauthorized || status == http.StatusForbidden:
@@ -73,7 +75,7 @@ func classify(status int, body []byte, authHint string) Result {
 		return r
 	case status != http.StatusOK:
 		r.Class = Transient
-		r.Message = fmt.Sprintf("HTTP %d: %s", status, snippet(body))
+		r.Message = fmt.Sprintf("HTTP %d: %s", status, red.snippet(body))
 		return r
 	}
 	// Decoding into a pointer tells a JSON object from "null", which would
@@ -85,7 +87,7 @@ func classify(status int, body []byte, authHint string) Result {
 			err = errors.New("not a JSON object")
 		}
 		r.Class = Transient
-		r.Message = fmt.Sprintf("unparsable broker answer (%v): %s", err, snippet(body))
+		r.Message = fmt.Sprintf("unparsable broker answer (%v): %s", err, red.snippet(body))
 		return r
 	}
 	r.TimeUsedMs = br.TimeUsedMs
@@ -94,13 +96,13 @@ func classify(status int, body []byte, authHint string) Result {
 	if len(br.Exceptions) > 0 {
 		e := br.Exceptions[0]
 		r.ErrorCode = e.ErrorCode
-		r.Message = fmt.Sprintf("error %d: %s", e.ErrorCode, snippet([]byte(e.Message)))
+		r.Message = fmt.Sprintf("error %d: %s", e.ErrorCode, red.snippet([]byte(e.Message)))
 		r.Class = classOfCode(e.ErrorCode, e.Message)
 		if e.ErrorCode == CodeAccessDenied {
 			// Real brokers (0.11 at least) answer a missing or wrong credential with
 			// HTTP 200, error 180 and a null message: say plainly what it means.
 			r.Message = fmt.Sprintf("error 180: the broker's access control denied the query: no, wrong or insufficient credentials (%s)%s",
-				hintOr(authHint), suffix(e.Message))
+				hintOr(authHint), suffix(e.Message, red))
 		}
 		return r
 	}
@@ -148,9 +150,9 @@ func classOfCode(code int, msg string) Class {
 }
 
 // suffix appends the broker's own message, when it gave one.
-func suffix(msg string) string {
+func suffix(msg string, red redactor) string {
 	if msg == "" {
 		return ""
 	}
-	return ": " + snippet([]byte(msg))
+	return ": " + red.snippet([]byte(msg))
 }

@@ -105,28 +105,22 @@ func (c *Client) request(rc *resty.Client) (*resty.Request, error) {
 // pathEscape escapes a table name for a URL path segment.
 func pathEscape(s string) string { return url.PathEscape(s) }
 
-// httpError describes a non-2xx answer without echoing request headers.
-func httpError(what string, status int, body []byte) error {
-	return fmt.Errorf("%s: HTTP %d: %s", what, status, snippet(body))
+// httpError describes a non-2xx answer in the answer's own words, the credential
+// the request carried masked (redactor.snippet).
+func httpError(what string, resp *resty.Response) error {
+	return fmt.Errorf("%s: HTTP %d: %s", what, resp.StatusCode(), answerText(resp))
 }
 
-// snippetRunes caps how much of an answer goes into an error or log line.
-const snippetRunes = 200
+// answerText is an answer's body as one short line, the credential its request
+// carried masked: the only way an answer's words reach an error.
+func answerText(resp *resty.Response) string {
+	return answerRedactor(resp).snippet(resp.Body())
+}
 
-// snippet keeps error text to one short, valid UTF-8 line: brokers and proxies can
-// answer HTML pages, stack traces or binary garbage. The cut falls on a rune
-// boundary, and an empty body says so instead of leaving a dangling "HTTP 503: ".
-func snippet(b []byte) string {
-	s := strings.Join(strings.Fields(strings.ToValidUTF8(string(b), "\uFFFD")), " ")
-	if s == "" {
-		return "(empty body)"
+// answerRedactor masks the credential resp's request carried.
+func answerRedactor(resp *resty.Response) redactor {
+	if resp == nil || resp.Request == nil {
+		return redactor{}
 	}
-	n := 0
-	for i := range s {
-		if n == snippetRunes {
-			return s[:i] + "…"
-		}
-		n++
-	}
-	return s
+	return redactorFor(resp.Request.Header)
 }

@@ -31,6 +31,6 @@ func (c *Client) Health(ctx context.Context) (Health, error) {
 	return Health{
 		OK:     resp.StatusCode() == http.StatusOK,
 		Status: resp.StatusCode(),
-		Body:   snippet(resp.Body()),
+		Body:   answerText(resp), // no credential is sent here: nothing to mask
 	}, nil
 }

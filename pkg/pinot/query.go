@@ -72,9 +72,7 @@ func (c *Client) post(ctx context.Context, q Query) (Result, []byte) {
 		}
 		return Result{Class: Transient, Message: msg}, nil
 	}
-	res := classify(resp.StatusCode(), resp.Body(), c.authHint)
-	res.Message = c.redact(res.Message)
-	return res, resp.Body()
+	return classify(resp.StatusCode(), resp.Body(), c.authHint, answerRedactor(resp)), resp.Body()
 }
 
 func queryOptions(q Query) string {

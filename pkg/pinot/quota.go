@@ -32,9 +32,9 @@ func (c *Client) QueryQuota(ctx context.Context, table string) (qps float64, ok 
 	case http.StatusUnauthorized, http.StatusForbidden:
 		return 0, false, c.unauthorized("getting query quota of "+table+" from broker", resp.StatusCode())
 	default:
-		return 0, false, httpError(fmt.Sprintf("getting query quota of %q from broker", table), resp.StatusCode(), resp.Body())
+		return 0, false, httpError(fmt.Sprintf("getting query quota of %q from broker", table), resp)
 	}
-	qps, ok, err = ParseQueryQuota(resp.Body())
+	qps, ok, err = parseQueryQuota(resp.Body(), answerRedactor(resp))
 	if err != nil {
 		return 0, false, fmt.Errorf("query quota of %q: %w", table, err)
 	}
@@ -44,10 +44,15 @@ func (c *Client) QueryQuota(ctx context.Context, table string) (qps float64, ok 
 // ParseQueryQuota reads the body of /debug/tables/queryQuota/{t}: one Java double.
 // Zero, negative and non-finite values mean no usable quota (ok false).
 func ParseQueryQuota(body []byte) (qps float64, ok bool, err error) {
+	return parseQueryQuota(body, redactor{})
+}
+
+// parseQueryQuota is ParseQueryQuota quoting an unparsable answer through red.
+func parseQueryQuota(body []byte, red redactor) (qps float64, ok bool, err error) {
 	s := strings.TrimSpace(string(body))
 	v, err := strconv.ParseFloat(s, 64)
 	if err != nil {
-		return 0, false, fmt.Errorf("unparsable answer %q: expected a number such as 25.0", snippet(body))
+		return 0, false, fmt.Errorf("unparsable answer %q: expected a number such as 25.0", red.snippet(body))
 	}
 	if v <= 0 || math.IsNaN(v) || math.IsInf(v, 0) {
 		return 0, false, nil

@@ -45,3 +45,31 @@ func TestEchoedCredentialIsRedacted(t *testing.T) {
 		}
 	}
 }
+
+// TestRedactorMask: what is masked and what is left, written the ways a page
+// may write it.
+func TestRedactorMask(t *testing.T) {
+	r := newRedactor("Basic d2FybXVwOmhvcnNlLWJhdHRlcnk=") // warmup:horse-battery
+	for in, want := range map[string]string{
+		"Authorization: Basic d2FybXVwOmhvcnNlLWJhdHRlcnk= end":                        "Authorization: [REDACTED] end",
+		"token d2FybXVwOmhvcnNlLWJhdHRlcnk=":                                           "token [REDACTED]",
+		"cut by the page: Basic d2Fyb":                                                 "cut by the page: [REDACTED]",
+		"cut short: d2Fy":                                                              "cut short: [REDACTED]",
+		"three are left: d2F":                                                          "three are left: d2F",
+		"Basic auth failed for user warmup":                                            "Basic auth failed for user warmup",
+		"decoded warmup:horse-battery here":                                            "decoded warmup:[REDACTED] here",
+		`json "d2FybXVwOmhvcnNlLWJhdHRlcnk\u003d"`:                                     `json "[REDACTED]"`,
+		"escaped \\u0064\\u0032\\u0046\\u0079":                                         "escaped [REDACTED]",
+		"html d2FybXVwOmhvcnNlLWJhdHRlcnk&#61; percent d2FybXVwOmhvcnNlLWJhdHRlcnk%3D": "html [REDACTED] percent [REDACTED]",
+		"wrapped d2FybXVwOmhv\n   cnNlLWJhdHRlcnk= after":                              "wrapped [REDACTED] after",
+		"escaped newline d2FybXVw\\nOmhv":                                              "escaped newline [REDACTED]",
+		"password prefix hors alone, horses too":                                       "password prefix [REDACTED] alone, [REDACTED]s too",
+	} {
+		if got := r.mask(in); got != want {
+			t.Errorf("mask(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if got := (redactor{}).mask("Basic d2FybXVw"); got != "Basic d2FybXVw" {
+		t.Errorf("the zero redactor changed %q", got)
+	}
+}

@@ -33,7 +33,7 @@ func (c *Client) RoutingTable(ctx context.Context, table string) (RoutingTable, 
 	case http.StatusUnauthorized, http.StatusForbidden:
 		return nil, c.unauthorized("getting routing table of "+table+" from broker", resp.StatusCode())
 	default:
-		return nil, c.redactErr(httpError(fmt.Sprintf("getting routing table of %q from broker", table), resp.StatusCode(), resp.Body()))
+		return nil, httpError(fmt.Sprintf("getting routing table of %q from broker", table), resp)
 	}
 	var rt RoutingTable
 	if err := json.Unmarshal(resp.Body(), &rt); err != nil {

@@ -110,7 +110,7 @@ func (c *Client) Schema(ctx context.Context, table string) (Schema, error) {
 	case http.StatusUnauthorized, http.StatusForbidden:
 		return Schema{}, &UnauthorizedError{What: what, Status: resp.StatusCode()}
 	default:
-		return Schema{}, c.redactErr(httpError(what, resp.StatusCode(), resp.Body()))
+		return Schema{}, httpError(what, resp)
 	}
 	// A pointer tells a JSON object from "null", which is no schema at all.
 	var s *Schema

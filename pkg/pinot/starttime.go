@@ -29,11 +29,13 @@ func (c *Client) StartTime(ctx context.Context) (string, error) {
 	case http.StatusUnauthorized, http.StatusForbidden:
 		return "", &UnauthorizedError{What: "getting broker start time", Status: resp.StatusCode()}
 	default:
-		return "", c.redactErr(httpError("getting broker start time", resp.StatusCode(), resp.Body()))
+		return "", httpError("getting broker start time", resp)
 	}
 	v := strings.TrimSpace(string(resp.Body()))
-	if !plausibleInstant(v) {
-		return "", c.redactErr(fmt.Errorf("getting broker start time: unexpected answer %q: expected an instant such as 2026-12-01T10:00:00Z", snippet(resp.Body())))
+	// An answer that spells the credential (a proxy echoing it) is no instant,
+	// and would reach the restart log line whole.
+	if !plausibleInstant(v) || answerRedactor(resp).mask(v) != v {
+		return "", fmt.Errorf("getting broker start time: unexpected answer %q: expected an instant such as 2026-12-01T10:00:00Z", answerText(resp))
 	}
 	return v, nil
 }

@@ -23,6 +23,7 @@ func TestStartTime(t *testing.T) {
 		{"server error", 500, "<html>boom</html>", "", "getting broker start time: HTTP 500: <html>boom</html>"},
 		{"an HTML page with 200", 200, "<html><body>proxy</body></html>", "", "unexpected answer"},
 		{"an empty 200", 200, "", "", "unexpected answer"},
+		{"a 200 echoing the credential", 200, "c2lkZWNhcjpzM2NyZXQ=", "", `unexpected answer "[REDACTED]"`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -31,7 +31,7 @@ func (c *Client) Tables(ctx context.Context) ([]string, error) {
 	case http.StatusUnauthorized, http.StatusForbidden:
 		return nil, c.unauthorized("listing tables from controller", resp.StatusCode())
 	default:
-		return nil, c.redactErr(httpError("listing tables from controller", resp.StatusCode(), resp.Body()))
+		return nil, httpError("listing tables from controller", resp)
 	}
 	var body struct {
 		Tables []string `json:"tables"`

@@ -138,7 +138,7 @@ func (c *Cluster) startBroker(i int, s brokerSettings) error {
 		if err != nil {
 			return fmt.Errorf("start %s: %w", role, err)
 		}
-		pluginOpts, pluginCP := imagePluginArgs(dir, plugins)
+		pluginOpts, pluginCP := ImagePluginArgs(dir, plugins)
 		opts, cp = append(slices.Clone(opts), pluginOpts...), pluginCP
 	}
 	p, err := c.startRoleJVM(role, s.java, s.nice, opts, cp, "StartBroker", "-configFileName", conf)

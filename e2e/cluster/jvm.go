@@ -8,7 +8,8 @@ import (
 	"strings"
 )
 
-const adminMain = "org.apache.pinot.tools.admin.PinotAdministrator"
+// AdminMain is the class the image's bin/pinot-admin.sh runs, every role's entry point.
+const AdminMain = "org.apache.pinot.tools.admin.PinotAdministrator"
 
 // javaOpens lets Pinot's off-heap buffers and reflection work on Java 17+, as Pinot's own start
 // scripts do.
@@ -35,9 +36,13 @@ func roleJVMOpts(role string) []string {
 	}
 }
 
-func (c *Cluster) javaBin() string {
-	if c.opts.JavaBin != "" {
-		return c.opts.JavaBin
+func (c *Cluster) javaBin() string { return JavaBin(c.opts.JavaBin) }
+
+// JavaBin is the java executable: bin if set, else $JAVA_HOME/bin/java if JAVA_HOME is set, else
+// "java" (found on PATH).
+func JavaBin(bin string) string {
+	if bin != "" {
+		return bin
 	}
 	if home := os.Getenv("JAVA_HOME"); home != "" {
 		return filepath.Join(home, "bin", "java")
@@ -56,18 +61,24 @@ func (c *Cluster) jvmArgv(role, java string, extraOpts, extraCP []string, args .
 	if java == "" {
 		java = c.javaBin()
 	}
-	argv := []string{java}
-	argv = append(argv, roleJVMOpts(role)...)
-	argv = append(argv, javaOpens...)
-	argv = append(argv,
+	opts := roleJVMOpts(role)
+	opts = append(opts, javaOpens...)
+	opts = append(opts,
 		"-Djava.io.tmpdir="+tmp,
 		"-Dlog4j2.configurationFile="+filepath.Join(c.work, "log4j2.xml"),
 	)
-	argv = append(argv, c.opts.JVMOpts...)
-	argv = append(argv, extraOpts...)
-	cp := append([]string{filepath.Join(c.lib, "*")}, extraCP...)
-	argv = append(argv, "-cp", strings.Join(cp, string(os.PathListSeparator)), adminMain)
-	return append(argv, args...), nil
+	opts = append(opts, c.opts.JVMOpts...)
+	opts = append(opts, extraOpts...)
+	return PinotArgv(java, opts, c.lib, extraCP, args...), nil
+}
+
+// PinotArgv is `java <opts> -cp <lib>/*[:extraCP] PinotAdministrator <args>`: the command the
+// image's bin/pinot-admin.sh execs, on the jars of lib (InstallPinot).
+func PinotArgv(java string, opts []string, lib string, extraCP []string, args ...string) []string {
+	argv := append([]string{java}, opts...)
+	cp := append([]string{filepath.Join(lib, "*")}, extraCP...)
+	argv = append(argv, "-cp", strings.Join(cp, string(os.PathListSeparator)), AdminMain)
+	return append(argv, args...)
 }
 
 // startRole starts one JVM with its working dir and log under WorkDir.
@@ -98,10 +109,10 @@ func (c *Cluster) startRoleJVM(role, java string, nice int, extraOpts, extraCP [
 	return p, nil
 }
 
-// log4j2Config sends everything at INFO to stdout (our per-role log file), flushed at once so a
+// Log4j2Config sends everything at INFO to stdout (our per-role log file), flushed at once so a
 // health-check timeout can quote the latest lines. Pinot's bundled config buffers into ./logs and
 // prints only errors.
-const log4j2Config = `<?xml version="1.0" encoding="UTF-8"?>
+const Log4j2Config = `<?xml version="1.0" encoding="UTF-8"?>
 <Configuration>
   <Appenders>
     <Console name="console" target="SYSTEM_OUT">
@@ -118,7 +129,7 @@ const log4j2Config = `<?xml version="1.0" encoding="UTF-8"?>
 `
 
 func writeLog4j(work string) error {
-	if err := os.WriteFile(filepath.Join(work, "log4j2.xml"), []byte(log4j2Config), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(work, "log4j2.xml"), []byte(Log4j2Config), 0o644); err != nil {
 		return fmt.Errorf("write log4j2.xml: %w", err)
 	}
 	return nil

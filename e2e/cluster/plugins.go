@@ -72,36 +72,43 @@ func ImagePlugins(libJars []string) []ImagePlugin {
 	return out
 }
 
-// imagePluginArgs are the JVM options and class path tail the image's bin/pinot-admin.sh adds for
+// ImagePluginArgs are the JVM options and class path tail the image's bin/pinot-admin.sh adds for
 // a plugins dir: every plugin jar appended to the class path after lib/*, and -Dplugins.dir, from
 // which Pinot's PluginManager builds one PluginClassLoader per plugin directory.
-func imagePluginArgs(dir string, plugins []ImagePlugin) (opts, classpath []string) {
+func ImagePluginArgs(dir string, plugins []ImagePlugin) (opts, classpath []string) {
 	for _, p := range plugins {
 		classpath = append(classpath, filepath.Join(dir, p.Rel))
 	}
 	return []string{"-Dplugins.dir=" + dir}, classpath
 }
 
-// layImagePlugins copies the lib dir's plugin jars into <work>/plugins the way the image lays
-// them out (copies, not links, so each is a file of its own as in the image) and returns the
-// dir and the plugins. The jars stay in the lib dir too: the image's lib jar holds every plugin
-// class as well (pinot-tools depends on them and is shaded into it).
+// layImagePlugins lays the image's plugins out in <work>/plugins (LayImagePlugins) and returns the
+// dir and the plugins.
 func (c *Cluster) layImagePlugins() (string, []ImagePlugin, error) {
-	jars, err := filepath.Glob(filepath.Join(c.lib, "*.jar"))
+	dir := filepath.Join(c.work, "plugins")
+	plugins, err := LayImagePlugins(c.lib, dir)
+	return dir, plugins, err
+}
+
+// LayImagePlugins copies the lib dir's plugin jars into dir the way the image lays them out
+// (copies, not links, so each is a file of its own as in the image; a jar already there is kept)
+// and returns the plugins. The jars stay in the lib dir too: the image's lib jar holds every
+// plugin class as well (pinot-tools depends on them and is shaded into it).
+func LayImagePlugins(lib, dir string) ([]ImagePlugin, error) {
+	jars, err := filepath.Glob(filepath.Join(lib, "*.jar"))
 	if err != nil {
-		return "", nil, fmt.Errorf("image plugins: list %s: %w", c.lib, err)
+		return nil, fmt.Errorf("image plugins: list %s: %w", lib, err)
 	}
 	plugins := ImagePlugins(jars)
 	if len(plugins) == 0 {
-		return "", nil, fmt.Errorf("image plugins: %s holds no jar the image ships as a plugin", c.lib)
+		return nil, fmt.Errorf("image plugins: %s holds no jar the image ships as a plugin", lib)
 	}
-	dir := filepath.Join(c.work, "plugins")
 	for _, p := range plugins {
 		if err := copyFile(p.Jar, filepath.Join(dir, p.Rel)); err != nil {
-			return "", nil, fmt.Errorf("image plugins: %w", err)
+			return nil, fmt.Errorf("image plugins: %w", err)
 		}
 	}
-	return dir, plugins, nil
+	return plugins, nil
 }
 
 // copyFile copies src to dst (creating dst's dir) unless dst already exists.

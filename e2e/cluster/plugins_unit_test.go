@@ -38,21 +38,21 @@ func TestImagePluginsPicksThePluginJars(t *testing.T) {
 // other roles keep lib/* alone.
 func TestImagePluginArgsFollowLibOnTheClassPath(t *testing.T) {
 	c := &Cluster{work: t.TempDir(), lib: "/lib"}
-	opts, cp := imagePluginArgs("/w/plugins", []ImagePlugin{{"/lib/pinot-yammer-1.5.1.jar", "pinot-metrics/pinot-yammer/pinot-yammer-1.5.1.jar"}})
+	opts, cp := ImagePluginArgs("/w/plugins", []ImagePlugin{{"/lib/pinot-yammer-1.5.1.jar", "pinot-metrics/pinot-yammer/pinot-yammer-1.5.1.jar"}})
 	argv, err := c.jvmArgv("broker", "java", opts, cp, "StartBroker")
 	if err != nil {
 		t.Fatal(err)
 	}
 	line := strings.Join(argv, " ")
 	if !strings.Contains(line, " -Dplugins.dir=/w/plugins ") ||
-		!strings.Contains(line, " -cp /lib/*:/w/plugins/pinot-metrics/pinot-yammer/pinot-yammer-1.5.1.jar "+adminMain+" StartBroker") {
+		!strings.Contains(line, " -cp /lib/*:/w/plugins/pinot-metrics/pinot-yammer/pinot-yammer-1.5.1.jar "+AdminMain+" StartBroker") {
 		t.Errorf("argv %q", line)
 	}
 	other, err := c.jvmArgv("server1", "java", nil, nil, "StartServer")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if line := strings.Join(other, " "); !strings.Contains(line, " -cp /lib/* "+adminMain) || strings.Contains(line, "plugins") {
+	if line := strings.Join(other, " "); !strings.Contains(line, " -cp /lib/* "+AdminMain) || strings.Contains(line, "plugins") {
 		t.Errorf("server argv %q", line)
 	}
 }

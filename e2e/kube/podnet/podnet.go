@@ -143,3 +143,20 @@ func (p *Pod) Rewrite(s string) string {
 		return sub[1] + ":" + strconv.Itoa(hp)
 	})
 }
+
+// LocalPorts are the ports of the pod-local addresses in s (those Rewrite translates once they
+// are declared), each once, in order of appearance: a launcher declares them (HostPort) before
+// it rewrites a value, whichever container of the pod declares the port first.
+func LocalPorts(s string) []int32 {
+	var out []int32
+	seen := map[int32]bool{}
+	for _, sub := range localAddr.FindAllStringSubmatch(s, -1) {
+		n, err := strconv.Atoi(sub[2])
+		if err != nil || n < 1 || n > 65535 || seen[int32(n)] {
+			continue
+		}
+		seen[int32(n)] = true
+		out = append(out, int32(n))
+	}
+	return out
+}

@@ -55,3 +55,24 @@ func TestRewrite(t *testing.T) {
 		}
 	}
 }
+
+func TestLocalPorts(t *testing.T) {
+	for in, want := range map[string][]int32{
+		"http://127.0.0.1:8098": {8098},
+		":9095":                 {9095},
+		"http://localhost:8008/metrics?x=:8008 :7000": {8008, 7000},
+		"http://pinot-controller:9000":                nil, // another host
+		"127.0.0.1:0 127.0.0.1:80990":                 nil, // no port / not a pod-local address
+	} {
+		got := LocalPorts(in)
+		if len(got) != len(want) {
+			t.Errorf("LocalPorts(%q) = %v, want %v", in, got, want)
+			continue
+		}
+		for i := range want {
+			if got[i] != want[i] {
+				t.Errorf("LocalPorts(%q) = %v, want %v", in, got, want)
+			}
+		}
+	}
+}

@@ -59,7 +59,7 @@ func startPinotBed(t *testing.T, ctx context.Context) *pinotBed {
 		t.Fatal(err)
 	}
 	b, err := Start(ctx, Options{Dir: filepath.Join(dir, "bed"), Log: log, Launchers: launch.Registry{
-		PinotImage: pinot, "ghcr.io/warmup-sidecar/warmup-sidecar": side,
+		launch.PinotImage: pinot, launch.SidecarImage: side,
 	}})
 	if err != nil {
 		t.Fatal(err)

@@ -6,11 +6,8 @@ import (
 	"strings"
 
 	"github.com/warmup-sidecar/warmup-sidecar/e2e/cluster"
+	"github.com/warmup-sidecar/warmup-sidecar/e2e/kube/launch"
 )
-
-// PinotImage is what the official chart's pods name, and what the Pinot launcher runs (the 1.5.1
-// install): the tag the chart would pull for this release.
-const PinotImage = "apachepinot/pinot"
 
 // BrokerValues are the official chart's values for brokers beside the harness's cluster
 // (docs/testbed.md#the-pinot-cluster-behind-the-brokers): the chart's brokers join the harness's
@@ -46,7 +43,7 @@ server:
   replicaCount: 0
 broker:
   replicaCount: %d
-`, PinotImage, c.Name(), c.Ports().ZooKeeper, v.Replicas)
+`, launch.PinotImage, c.Name(), c.Ports().ZooKeeper, v.Replicas)
 	if v.CPURequest != "" || v.CPULimit != "" {
 		b.WriteString("  resources:\n    requests:\n      memory: 1.25Gi\n")
 		if v.CPURequest != "" {

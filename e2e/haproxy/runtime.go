@@ -50,11 +50,43 @@ func (lb *LB) SetReady(server string) error { return lb.setState(server, "ready"
 // already sent to it finish.
 func (lb *LB) SetMaint(server string) error { return lb.setState(server, "maint") }
 
+// SetAddr points a server at ip:port (an endpoint taking a pre-declared server slot). Set it while
+// the server is in maintenance: a slow start begins when SetReady enters the server, not when its
+// address changes. HAProxy applies the address to new server connections only: a client's
+// keep-alive connection whose last request went to this server keeps its server connection to
+// the old address and sends its next request there when the balancer picks this server again
+// (nothing in the runtime API closes it), so a server should keep one endpoint for good.
+func (lb *LB) SetAddr(server, ip string, port int) error {
+	if net.ParseIP(ip) == nil {
+		return fmt.Errorf("haproxy: set server %s addr %q: want an IP address", server, ip)
+	}
+	// HAProxy takes any number and keeps it modulo 65536: 99999 would become 34463.
+	if port < 1 || port > 65535 {
+		return fmt.Errorf("haproxy: set server %s port %d: want 1–65535", server, port)
+	}
+	out, err := lb.command(fmt.Sprintf("set server %s/%s addr %s port %d", BackendName, server, ip, port))
+	if err != nil {
+		return err
+	}
+	return setAddrAnswer(server, out)
+}
+
+// setAddrAnswer judges HAProxy's answer to "set server addr": on success it says what changed
+// ("IP changed from 'a' to 'b', port changed from '1' to '2' by 'stats socket command'") or
+// that nothing needed to; anything else ("No such server.", "Invalid addr ...") is a refusal.
+func setAddrAnswer(server, out string) error {
+	if strings.HasPrefix(out, "IP changed from ") || strings.HasPrefix(out, "no need to change the addr") {
+		return nil
+	}
+	return fmt.Errorf("haproxy: set server %s addr: %s", server, out)
+}
+
 // Server is one server's line of "show stat".
 type Server struct {
 	Name   string
 	Status string // UP, MAINT, "no check"...
 	Weight int    // effective weight: below FullWeight while a slow start ramps it
+	Addr   string // ip:port it sends to (show stat's addr column)
 }
 
 // Servers reads "show stat" for the backend's servers.
@@ -84,7 +116,11 @@ func (lb *LB) Servers() ([]Server, error) {
 			continue
 		}
 		w, _ := strconv.Atoi(row[col["weight"]])
-		servers = append(servers, Server{Name: row[col["svname"]], Status: row[col["status"]], Weight: w})
+		s := Server{Name: row[col["svname"]], Status: row[col["status"]], Weight: w}
+		if i, ok := col["addr"]; ok && i < len(row) {
+			s.Addr = row[i]
+		}
+		servers = append(servers, s)
 	}
 	return servers, nil
 }

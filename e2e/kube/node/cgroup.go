@@ -52,6 +52,31 @@ type cgroups struct {
 // without isolation rather than run without it silently.
 var ErrNoCPUController = errors.New("no writable cgroup v1 cpu controller at /sys/fs/cgroup/cpu")
 
+// RemoveStale removes the groups under /sys/fs/cgroup/{cpu,cpuacct} named prefix-<pid> whose pid
+// is gone: what a test bed killed before it could clean up left behind (its processes died with it,
+// Pdeathsig). It returns what it removed.
+func RemoveStale(prefix string) []string {
+	var removed []string
+	for _, mount := range []string{"/sys/fs/cgroup/cpu", "/sys/fs/cgroup/cpuacct"} {
+		entries, _ := os.ReadDir(mount)
+		for _, e := range entries {
+			rest, ok := strings.CutPrefix(e.Name(), prefix+"-")
+			if !ok || !e.IsDir() {
+				continue
+			}
+			pid, err := strconv.Atoi(rest)
+			if err != nil || pid == os.Getpid() || syscall.Kill(pid, 0) == nil {
+				continue
+			}
+			cg := &cgroups{cpuRoot: filepath.Join(mount, e.Name()), acctRoot: filepath.Join(mount, e.Name())}
+			if cg.remove("") == nil {
+				removed = append(removed, filepath.Join(mount, e.Name()))
+			}
+		}
+	}
+	return removed
+}
+
 // newCgroups makes the test bed's root under /sys/fs/cgroup/{cpu,cpuacct}/<root> and checks it
 // can set a quota there.
 func newCgroups(root string) (*cgroups, error) {

@@ -30,6 +30,9 @@ import (
 // NodeName is the test bed's one node.
 const NodeName = "testbed-node"
 
+// CgroupPrefix names the test bed's cgroup root, <prefix>-<pid of the test process>.
+const CgroupPrefix = "warmup-testbed"
+
 // Options configure Start.
 type Options struct {
 	Dir       string // everything the test bed writes; the caller removes it
@@ -85,10 +88,13 @@ func Start(ctx context.Context, o Options) (b *Bed, err error) {
 		return nil, err
 	}
 	apiPort := cp.Server[strings.LastIndex(cp.Server, ":")+1:]
+	for _, g := range node.RemoveStale(CgroupPrefix) {
+		o.Log.Warn("removed a killed test bed's cgroup", "cgroup", g)
+	}
 	net := podnet.New(o.BasePort, 20)
 	agent, err := node.New(node.Options{
 		Name: NodeName, Client: nodeClient, Dir: filepath.Join(o.Dir, "node"), Launchers: o.Launchers, Net: net,
-		CgroupRoot: fmt.Sprintf("warmup-testbed-%d", os.Getpid()), CPU: o.CPU, Memory: o.Memory,
+		CgroupRoot: fmt.Sprintf("%s-%d", CgroupPrefix, os.Getpid()), CPU: o.CPU, Memory: o.Memory,
 		APIHost: "127.0.0.1", APIPort: apiPort, Version: "v1.36.1", Log: o.Log.With("component", "node"),
 	})
 	if err != nil {

@@ -12,7 +12,8 @@ import (
 // BrokerValues are the official chart's values for brokers beside the harness's cluster
 // (docs/testbed.md#the-pinot-cluster-behind-the-brokers): the chart's brokers join the harness's
 // Helix cluster through its ZooKeeper; the chart's controller and servers are scaled to 0 (the
-// harness runs them), ZooKeeper is not deployed. More values are the study's or the test's.
+// harness runs them), ZooKeeper and the minion (on by default in the chart) are not deployed, and the external
+// LoadBalancer Services are off (no cloud gives them an address: helm --wait would wait forever). More values are the study's or the test's.
 type BrokerValues struct {
 	Replicas int
 	// CPURequest and CPULimit are the broker container's (the official chart sets none: an
@@ -39,10 +40,16 @@ zookeeper:
   urlOverride: "127.0.0.1:%d"
 controller:
   replicaCount: 0
+  external:
+    enabled: false
 server:
   replicaCount: 0
+minionStateless:
+  enabled: false
 broker:
   replicaCount: %d
+  external:
+    enabled: false
 `, launch.PinotImage, c.Name(), c.Ports().ZooKeeper, v.Replicas)
 	if v.CPURequest != "" || v.CPULimit != "" {
 		b.WriteString("  resources:\n    requests:\n      memory: 1.25Gi\n")

@@ -6,7 +6,7 @@ LDFLAGS := -s -w -X main.version=$(VERSION)
 BIN := bin/warmup-sidecar
 INJECT_BIN := bin/warmup-inject
 
-.PHONY: all build test unit vet packaging image image-test dashboard fuzz footprint bench bench-mixes bench-jdk25 bench-smoke rollout rollout-smoke e2e demo bench fuzz clean
+.PHONY: all build test unit vet packaging image image-test dashboard fuzz footprint bench bench-mixes bench-jdk25 bench-smoke rollout rollout-smoke e2e kube-e2e kube-smoke demo bench fuzz clean
 
 all: build
 
@@ -18,12 +18,13 @@ build:
 
 # What CI runs: vet, unit tests with the race detector, the packaging checks
 # (Dockerfile, chart, post-renderer, dashboard), the image, then the later layers.
-test: vet unit packaging image-test dashboard fuzz e2e bench-smoke rollout-smoke
+test: vet unit packaging image-test dashboard fuzz e2e kube-smoke bench-smoke rollout-smoke
 
 # ./... is the product module; ./e2e/... the tooling module (go.work ties them).
 vet:
 	$(GO) vet ./... ./e2e/...
 	$(GO) vet -tags e2e ./e2e/...
+	$(GO) vet -tags kube ./e2e/...
 
 unit:
 	$(GO) test -race -count=1 ./... ./e2e/...
@@ -64,6 +65,16 @@ footprint:
 # cluster at a time.
 e2e:
 	$(GO) test -tags e2e -count=1 -p 1 -timeout 60m ./e2e/cluster/ ./e2e/scenarios/ ./e2e/zkclient/
+
+# The Kubernetes test bed (docs/testbed.md): a real control plane built from source once
+# (scripts/install-kube.sh, ~6 min, cached), a node agent with a cgroup per pod, the official Pinot
+# chart through helm with warmup-inject. kube-smoke: install, sidecar on and off by upgrade,
+# uninstall (~3 min once built).
+kube-e2e:
+	bash scripts/kube-e2e.sh
+
+kube-smoke:
+	bash scripts/kube-e2e.sh smoke
 
 # Cold-start study on the real cluster: warmup OFF vs ON (the sidecar's defaults,
 # upstream's LIMIT 1 probe, the mix's own shapes), interleaved cold broker restarts,

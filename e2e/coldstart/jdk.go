@@ -46,3 +46,29 @@ func (j JDK) Major() int {
 	n, _ := strconv.Atoi(major)
 	return n
 }
+
+// BrokerJavaEnv names the JDK the e2e tests give a broker that needs a newer JDK than the
+// machine's (a JDK home or its bin/java).
+const BrokerJavaEnv = "WARMUP_E2E_BROKER_JAVA"
+
+// FindJDK is the java executable of a JDK of at least minMajor for a broker: BrokerJavaEnv's if
+// set (an error if it is not one), else the first found in /usr/lib/jvm; "" when there is none.
+func FindJDK(ctx context.Context, minMajor int) (string, error) {
+	if env := os.Getenv(BrokerJavaEnv); env != "" {
+		java, err := JavaExecutable(env)
+		if err != nil {
+			return "", fmt.Errorf("%s: %w", BrokerJavaEnv, err)
+		}
+		if jdk, err := ReadJDK(ctx, java); err != nil || jdk.Major() < minMajor {
+			return "", fmt.Errorf("%s=%s: want a JDK %d+, got %q (%v)", BrokerJavaEnv, env, minMajor, jdk.Version, err)
+		}
+		return java, nil
+	}
+	found, _ := filepath.Glob("/usr/lib/jvm/*/bin/java")
+	for _, java := range found {
+		if jdk, err := ReadJDK(ctx, java); err == nil && jdk.Major() >= minMajor {
+			return java, nil
+		}
+	}
+	return "", nil
+}

@@ -121,23 +121,15 @@ func expectAOT(t *testing.T, p *sidecar.Proc, n int, state, evidence string) {
 // jdk25 is the java executable of a JDK 25+ for the broker, or skips the test.
 func jdk25(t *testing.T) string {
 	t.Helper()
-	if env := os.Getenv("WARMUP_E2E_BROKER_JAVA"); env != "" {
-		java, err := coldstart.JavaExecutable(env)
-		if err != nil {
-			t.Fatalf("WARMUP_E2E_BROKER_JAVA: %v", err)
-		}
-		if jdk, err := coldstart.ReadJDK(t.Context(), java); err != nil || jdk.Major() < 25 {
-			t.Fatalf("WARMUP_E2E_BROKER_JAVA=%s: want a JDK 25+, got %q (%v)", env, jdk.Version, err)
-		}
-		return java
+	java, err := coldstart.FindJDK(t.Context(), 25)
+	if err != nil {
+		t.Fatal(err)
 	}
-	found, _ := filepath.Glob("/usr/lib/jvm/*/bin/java")
-	for _, java := range found {
-		if jdk, err := coldstart.ReadJDK(t.Context(), java); err == nil && jdk.Major() >= 25 {
-			t.Logf("broker JDK %s: %s", java, jdk.Version)
-			return java
-		}
+	if java == "" {
+		t.Skip("no JDK 25+ for the broker: set " + coldstart.BrokerJavaEnv + " to one (none in /usr/lib/jvm)")
 	}
-	t.Skip("no JDK 25+ for the broker: set WARMUP_E2E_BROKER_JAVA to one (none in /usr/lib/jvm)")
-	return ""
+	if jdk, err := coldstart.ReadJDK(t.Context(), java); err == nil {
+		t.Logf("broker JDK %s: %s", java, jdk.Version)
+	}
+	return java
 }

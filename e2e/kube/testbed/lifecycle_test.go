@@ -19,6 +19,7 @@ import (
 
 	"github.com/warmup-sidecar/warmup-sidecar/e2e/cluster"
 	"github.com/warmup-sidecar/warmup-sidecar/e2e/kube/launch"
+	"github.com/warmup-sidecar/warmup-sidecar/e2e/kube/proxy"
 )
 
 const (
@@ -38,7 +39,8 @@ type pinotBed struct {
 	dir   string
 }
 
-func startPinotBed(t *testing.T, ctx context.Context) *pinotBed {
+// startPinotBed starts the harness and the test bed; java, if set, is the brokers' JVM.
+func startPinotBed(t *testing.T, ctx context.Context, java string) *pinotBed {
 	t.Helper()
 	dir := t.TempDir()
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
@@ -54,6 +56,7 @@ func startPinotBed(t *testing.T, ctx context.Context) *pinotBed {
 	if err != nil {
 		t.Fatal(err)
 	}
+	pinot.Java = java
 	side, err := launch.NewSidecar(ctx, filepath.Join(dir, "sidecar"))
 	if err != nil {
 		t.Fatal(err)
@@ -141,7 +144,7 @@ func (pb *pinotBed) queryEach(t *testing.T, ctx context.Context, pods []corev1.P
 func TestHelmLifecycle(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 25*time.Minute)
 	defer cancel()
-	pb := startPinotBed(t, ctx)
+	pb := startPinotBed(t, ctx, "")
 	values := filepath.Join(pb.dir, "values.yaml")
 	if err := (BrokerValues{Replicas: 2, CPURequest: "500m", CPULimit: "1", ReadinessDelay: 5}).Write(pb.pinot, values); err != nil {
 		t.Fatal(err)
@@ -166,6 +169,22 @@ func TestHelmLifecycle(t *testing.T) {
 		}
 	}
 	pb.queryEach(t, ctx, pods)
+
+	// A client of the chart's broker Service: the service proxy follows its EndpointSlices.
+	svc, err := pb.Service(ctx, ServiceOptions{Namespace: ns, Name: "pinot-broker", PortName: "broker", Slots: 4, Dir: pb.dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer svc.Stop()
+	if err := WaitFor(ctx, "both brokers in the Service's rotation", 30*time.Second, func() (bool, string) {
+		n := len(svc.Proxy.Current())
+		return n == 2, fmt.Sprintf("%d in rotation", n)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Query(ctx, svc.URL(), "SELECT COUNT(*) FROM "+cluster.TableBoth); err != nil {
+		t.Errorf("through the Service: %v", err)
+	}
 
 	// ON: the post-renderer adds the sidecar; the StatefulSet controller replaces every pod.
 	on := rel
@@ -202,11 +221,26 @@ func TestHelmLifecycle(t *testing.T) {
 	}
 	pods = pb.brokersRolled(t, ctx, 2, false, uids(pods))
 	pb.queryEach(t, ctx, pods)
+	if _, err := Query(ctx, svc.URL(), "SELECT COUNT(*) FROM "+cluster.TableBoth); err != nil {
+		t.Errorf("through the Service after two rollouts: %v", err)
+	}
+	// Every rollout took each pod out of the Service and put its replacement in.
+	entered := map[string]int{}
+	for _, e := range svc.Proxy.Events() {
+		if e.Kind == proxy.KindEnter {
+			entered[e.Pod]++
+		}
+	}
+	for _, p := range pods {
+		if entered[ns+"/"+p.Name] < 3 {
+			t.Errorf("%s entered the Service %d times, want 3 (install, on, off): events %+v", p.Name, entered[ns+"/"+p.Name], svc.Proxy.Events())
+		}
+	}
 
 	if out, err := pb.helm.Uninstall(ctx, release, ns); err != nil {
 		t.Fatalf("helm uninstall: %v\n%s", err, out)
 	}
-	err := WaitFor(ctx, "nothing left after helm uninstall", 2*time.Minute, func() (bool, string) {
+	err = WaitFor(ctx, "nothing left after helm uninstall", 2*time.Minute, func() (bool, string) {
 		p, err := pb.Admin.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
 		if err != nil {
 			return false, err.Error()
@@ -222,4 +256,13 @@ func TestHelmLifecycle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+func repoRoot(t *testing.T) string {
+	t.Helper()
+	root, err := cluster.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return root
 }

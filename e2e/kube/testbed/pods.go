@@ -1,10 +1,12 @@
 package testbed
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"net/http"
+	"os/exec"
 	"sort"
 	"strings"
 	"time"
@@ -101,4 +103,15 @@ func WaitFor(ctx context.Context, what string, d time.Duration, f func() (bool, 
 		case <-time.After(250 * time.Millisecond):
 		}
 	}
+}
+
+// Kubectl runs the control plane's kubectl with the operator's kubeconfig.
+func (b *Bed) Kubectl(ctx context.Context, args ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, b.CP.Kubectl(), append([]string{"--kubeconfig", b.Kubeconfig()}, args...)...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		return out.String(), fmt.Errorf("kubectl %s: %w\n%s", strings.Join(args, " "), err, out.String())
+	}
+	return out.String(), nil
 }

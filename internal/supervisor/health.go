@@ -38,11 +38,12 @@ func healthAnswer(h pinot.Health, err error) (ok bool, reason string, _ error) {
 	return false, fmt.Sprintf("broker /health answered HTTP %d: %s", h.Status, h.Body), nil
 }
 
-// waitHealthy polls /health with backoff until 200. False when ctx ended. With
+// waitHealthy polls /health with backoff until 200 and returns when that 200
+// was seen (the budget's clock starts there). False when ctx ended. With
 // warmEarly, the no-scatter queries of early.go are sent meanwhile, until a
 // /health poll goes unanswered in time: they must never be what delays seeing
-// the broker healthy (the budget starts there).
-func (s *Supervisor) waitHealthy(ctx context.Context, warmEarly bool) bool {
+// the broker healthy.
+func (s *Supervisor) waitHealthy(ctx context.Context, warmEarly bool) (time.Time, bool) {
 	b := backoff.Doubling{Min: 100 * time.Millisecond, Max: s.WaitMax}
 	var e *early
 	if warmEarly {
@@ -52,13 +53,13 @@ func (s *Supervisor) waitHealthy(ctx context.Context, warmEarly bool) bool {
 	for {
 		switch s.check(ctx) {
 		case gatehttp.Healthy:
-			return true
+			return s.Now(), true
 		case gatehttp.Slow:
 			e.stop()
 			e = nil
 		}
 		if !s.Sleep(ctx, b.Next()) {
-			return false
+			return time.Time{}, false
 		}
 	}
 }

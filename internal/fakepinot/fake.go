@@ -50,6 +50,7 @@ type Broker struct {
 	routingAnswer func(table string) (int, string)
 	quotaAnswer   func(typed string) (int, string)
 	started       string
+	startAnswer   func() (int, string)
 	// fault breaks query answers below HTTP (faults.go).
 	fault Fault
 	// multiStage is how multi-stage queries are answered (engine.go).

@@ -30,6 +30,14 @@ func (b *Broker) SetQuotaAnswer(f func(typed string) (int, string)) {
 // instant (Pinot 1.x). "", the default: 404, as Pinot 0.x answers.
 func (b *Broker) SetStartTime(instant string) { b.mu.Lock(); b.started = instant; b.mu.Unlock() }
 
+// SetStartTimeAnswer makes f decide each GET /start-time answer (after auth); f
+// may block, as a stalled broker does. Nil: answer from SetStartTime again.
+func (b *Broker) SetStartTimeAnswer(f func() (int, string)) {
+	b.mu.Lock()
+	b.startAnswer = f
+	b.mu.Unlock()
+}
+
 // InFlight is the number of queries being answered now.
 func (b *Broker) InFlight() int64 { return b.inFlight.Load() }
 
@@ -53,10 +61,9 @@ func (b *Broker) queryQuota(w http.ResponseWriter, r *http.Request) {
 
 func (b *Broker) startTime(w http.ResponseWriter, r *http.Request) {
 	b.mu.Lock()
-	st := b.started
+	st, answer := b.started, b.startAnswer
 	b.mu.Unlock()
-	var answer func() (int, string)
-	if st != "" {
+	if answer == nil && st != "" {
 		answer = func() (int, string) { return http.StatusOK, st }
 	}
 	b.optional(w, r, answer)

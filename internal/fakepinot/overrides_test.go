@@ -48,6 +48,8 @@ func TestOverridesReplaceAndRestoreTheAnswers(t *testing.T) {
 			func() { b.SetQuotaAnswer(nil) }, "404 404 page not found\n", "200 8.0"},
 		{"start time", b.URL() + "/start-time", func() { b.SetStartTime("2026-12-01T10:00:00Z") },
 			func() { b.SetStartTime("") }, "404 404 page not found\n", "200 2026-12-01T10:00:00Z"},
+		{"start time answer", b.URL() + "/start-time", func() { b.SetStartTimeAnswer(func() (int, string) { return 500, "boom" }) },
+			func() { b.SetStartTimeAnswer(nil) }, "404 404 page not found\n", "500 boom"},
 		{"tables", c.URL() + "/tables", func() { c.SetAnswer(func() (int, string) { return 503, "<html>503</html>" }) },
 			func() { c.SetAnswer(nil) }, `200 {"tables":["t"]}` + "\n", "503 <html>503</html>"},
 	} {

@@ -86,16 +86,37 @@ func (r Recorder) jitUnavailable(err error) {
 	})
 }
 
-// planShapes starts a run's shape series and /status entries afresh.
+// planShapes lists a plan's shapes in /status and the shape series. A plan told
+// again within the run (the one without the multi-stage queries once the engine
+// is found absent, the LIMIT 1 fallback) keeps what the shapes still planned
+// showed: the judge keeps their windows too. Only the first plan of a run (the
+// board's shapes emptied by StartRun) starts every series afresh.
 func (r Recorder) planShapes(shapes, pooled []string) {
-	r.M.shapeLatency.Reset()
-	r.M.shapeConverged.Reset()
-	list := make([]ShapeStatus, len(shapes))
-	for i, s := range shapes {
-		r.M.shapeConverged.WithLabelValues(s).Set(0)
-		list[i] = ShapeStatus{Shape: s, Pooled: slices.Contains(pooled, s)}
-	}
-	r.Board.Update(func(st *Status) { st.Shapes = list })
+	r.Board.Update(func(st *Status) {
+		kept := make(map[string]ShapeStatus, len(st.Shapes))
+		for _, sh := range st.Shapes {
+			kept[sh.Shape] = sh
+		}
+		if len(kept) == 0 {
+			r.M.shapeLatency.Reset() // the run before's shapes
+			r.M.shapeConverged.Reset()
+		}
+		list := make([]ShapeStatus, len(shapes))
+		for i, s := range shapes {
+			if sh, ok := kept[s]; ok {
+				list[i] = sh
+				delete(kept, s)
+				continue
+			}
+			r.M.shapeConverged.WithLabelValues(s).Set(0)
+			list[i] = ShapeStatus{Shape: s, Pooled: slices.Contains(pooled, s)}
+		}
+		for s := range kept { // no longer planned
+			r.M.shapeLatency.DeleteLabelValues(s)
+			r.M.shapeConverged.DeleteLabelValues(s)
+		}
+		st.Shapes = list
+	})
 }
 
 func (m *Metrics) setShape(s event.ShapeState) {

@@ -237,3 +237,60 @@ func TestEarlyMultiStageQueryStopsWhenTheEngineIsNotEnabled(t *testing.T) {
 		t.Errorf("%d early multi-stage SELECT 1 sent to a broker without the engine, want 1", n)
 	}
 }
+
+// A broker that answers at once gets the early queries paced, not in a tight
+// loop: at most one send per earlyEvery per query (a fast fake STARTING took
+// 12,314 a second without it). Counted over 1.5 s, with half as much again as
+// margin.
+func TestEarlyQueriesArePacedAtAFastBroker(t *testing.T) {
+	h := newHarness(t, Options{Enabled: true, Budget: 5 * time.Second, Rearm: true, Settings: prober.Settings{MinIterations: 30}})
+	h.broker.SetStatus("STARTING")
+	h.start(t)
+	waitFor(t, 5*time.Second, "early queries of both engines", func() bool {
+		return h.broker.QueriesOf(prober.MultiStageSQL) >= 1 && h.broker.QueriesOf(prober.NoScatterSQL) >= 1
+	})
+	const window = 1500 * time.Millisecond
+	ms0, ss0 := h.broker.QueriesOf(prober.MultiStageSQL), h.broker.QueriesOf(prober.NoScatterSQL)
+	t0 := time.Now()
+	time.Sleep(window)
+	took := time.Since(t0)
+	ms, ss := h.broker.QueriesOf(prober.MultiStageSQL)-ms0, h.broker.QueriesOf(prober.NoScatterSQL)-ss0
+	ceiling := int64(1.5*float64(took)/float64(100*time.Millisecond)) + 1
+	for _, c := range []struct {
+		sql string
+		n   int64
+	}{{prober.MultiStageSQL, ms}, {prober.NoScatterSQL, ss}} {
+		t.Logf("%q: %d sent in %v (%.0f/s)", c.sql, c.n, took.Round(time.Millisecond), float64(c.n)/took.Seconds())
+		if c.n > ceiling || c.n < 3 {
+			t.Errorf("%d early %q in %v at a broker answering at once: want 3..%d (one per 100 ms, paced)",
+				c.n, c.sql, took.Round(time.Millisecond), ceiling)
+		}
+	}
+	h.broker.SetStatus("GOOD")
+	waitFor(t, 5*time.Second, "warm", h.sup.Gate.IsOpen)
+}
+
+// A broker draining for a shutdown says SHUTTING_DOWN on /health (503): its
+// process is going, so warming it is waste and load on its last queries. On
+// re-arm the old process drains while the sidecar waits: it gets no early
+// query, and the new process (STARTING) gets them again.
+func TestNoEarlyQueriesToAShuttingDownBroker(t *testing.T) {
+	h := newHarness(t, Options{Enabled: true, Budget: 5 * time.Second, Rearm: true, Settings: prober.Settings{MinIterations: 30}})
+	sent := logSentQueries(h)
+	h.start(t)
+	waitFor(t, 5*time.Second, "warm", h.sup.Gate.IsOpen)
+	before, _ := sent.early()
+	h.broker.SetStatus("SHUTTING_DOWN")
+	waitFor(t, 5*time.Second, "waiting again", func() bool { return h.sup.Gate.Phase() == gatehttp.PhaseWaiting })
+	time.Sleep(time.Second)
+	if after, _ := sent.early(); len(after) != len(before) {
+		t.Errorf("%d early queries sent to a broker saying SHUTTING_DOWN, want none", len(after)-len(before))
+	}
+	h.broker.SetStatus("STARTING") // the new process
+	waitFor(t, 5*time.Second, "early queries to the new process", func() bool {
+		after, _ := sent.early()
+		return len(after) >= len(before)+2
+	})
+	h.broker.SetStatus("GOOD")
+	waitFor(t, 5*time.Second, "warm again", h.sup.Gate.IsOpen)
+}

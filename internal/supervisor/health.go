@@ -11,16 +11,18 @@ import (
 )
 
 // check asks /health once with a timeout and shares the answer with /readyz,
-// which judges it the same way (gatehttp.JudgeHealth).
-func (s *Supervisor) check(ctx context.Context) gatehttp.HealthVerdict {
+// which judges it the same way (gatehttp.JudgeHealth). It returns the verdict
+// and the answer (zero without one).
+func (s *Supervisor) check(ctx context.Context) (gatehttp.HealthVerdict, pinot.Health) {
 	cctx, cancel := context.WithTimeout(ctx, s.HealthTimeout)
 	defer cancel()
-	ok, reason, err := healthAnswer(s.Broker.Health(cctx))
+	h, err := s.Broker.Health(cctx)
+	ok, reason, err := healthAnswer(h, err)
 	if ctx.Err() == nil {
 		s.Health.Store(ok, reason, err)
 	}
 	v, _ := gatehttp.JudgeHealth(ok, reason, err)
-	return v
+	return v, h
 }
 
 // HealthCheck is the gate's check of the broker: ok on a /health 200, else the
@@ -38,11 +40,13 @@ func healthAnswer(h pinot.Health, err error) (ok bool, reason string, _ error) {
 	return false, fmt.Sprintf("broker /health answered HTTP %d: %s", h.Status, h.Body), nil
 }
 
-// waitHealthy polls /health with backoff until 200. False when ctx ended. With
-// warmEarly, the no-scatter queries of early.go are sent meanwhile, until a
-// /health poll goes unanswered in time: they must never be what delays seeing
-// the broker healthy (the budget starts there).
-func (s *Supervisor) waitHealthy(ctx context.Context, warmEarly bool) bool {
+// waitHealthy polls /health with backoff until 200 and returns when that 200
+// was seen (the budget's clock starts there). False when ctx ended. With
+// warmEarly, the no-scatter queries of early.go are sent meanwhile: once a
+// /health poll has answered, while it does not say the broker is shutting down,
+// and until a poll goes unanswered in time: they must never be what delays
+// seeing the broker healthy.
+func (s *Supervisor) waitHealthy(ctx context.Context, warmEarly bool) (time.Time, bool) {
 	b := backoff.Doubling{Min: 100 * time.Millisecond, Max: s.WaitMax}
 	var e *early
 	if warmEarly {
@@ -50,15 +54,18 @@ func (s *Supervisor) waitHealthy(ctx context.Context, warmEarly bool) bool {
 	}
 	defer func() { e.stop() }()
 	for {
-		switch s.check(ctx) {
+		v, h := s.check(ctx)
+		switch v {
 		case gatehttp.Healthy:
-			return true
+			return s.Now(), true
 		case gatehttp.Slow:
 			e.stop()
 			e = nil
+		case gatehttp.Down:
+			e.heard(h)
 		}
 		if !s.Sleep(ctx, b.Next()) {
-			return false
+			return time.Time{}, false
 		}
 	}
 }
@@ -74,7 +81,7 @@ func (s *Supervisor) watch(ctx context.Context, lt *lifetime) string {
 		if !s.Sleep(ctx, s.PollEvery) {
 			return ""
 		}
-		switch s.check(ctx) {
+		switch v, _ := s.check(ctx); v {
 		case gatehttp.Healthy:
 			bad = 0
 			if why := s.restarted(ctx, lt); why != "" {

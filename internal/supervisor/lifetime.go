@@ -19,12 +19,13 @@ type lifetime struct {
 	repeats    repeats
 }
 
-// healthy is called on a /health 200 after waiting (the broker joined Helix
-// and built its routing: the budget starts here). The broker is the same
+// healthy is called on a /health 200 seen at after waiting (the broker joined
+// Helix and built its routing: the budget starts there, not once /start-time
+// has answered, which may take up to HealthTimeout). The broker is the same
 // process as lt's when both start times are known and equal; otherwise (a changed
 // start time, or none to compare) it restarted and a new lifetime, with a new
-// budget counted from now, begins.
-func (s *Supervisor) healthy(ctx context.Context, lt *lifetime) *lifetime {
+// budget counted from at, begins.
+func (s *Supervisor) healthy(ctx context.Context, lt *lifetime, at time.Time) *lifetime {
 	st, absent := s.startTime(ctx)
 	if lt != nil && lt.startTime != "" && st == lt.startTime {
 		s.Log.Info("broker back with the same start time: not a restart, its budget and warmth are kept", "start_time", st)
@@ -34,7 +35,7 @@ func (s *Supervisor) healthy(ctx context.Context, lt *lifetime) *lifetime {
 		s.AOTCache.BrokerStarted(ctx)
 	}
 	return &lifetime{
-		startTime: st, noEndpoint: absent, deadline: s.Now().Add(s.Opts.Budget),
+		startTime: st, noEndpoint: absent, deadline: at.Add(s.Opts.Budget),
 		rerun:   backoff.Doubling{Min: s.RerunMin, Max: s.RerunMax},
 		repeats: repeats{every: s.RerunMax},
 	}

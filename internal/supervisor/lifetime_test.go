@@ -218,3 +218,20 @@ func TestFailClosedRerunsBackOff(t *testing.T) {
 		t.Errorf("%d 'still not warm' warnings over %d runs and %s, want 1..%d (once per 30s)", lines, int(total), elapsed, most)
 	}
 }
+
+// TestHungStartTimeDoesNotDelayTheBudget: the budget counts from /health 200,
+// not from when /start-time answered: a /start-time that hangs (until the
+// health timeout, 1 s) must not push the fail-open gate past the budget.
+func TestHungStartTimeDoesNotDelayTheBudget(t *testing.T) {
+	h := newHarness(t, Options{Enabled: true, Budget: time.Second, Rearm: true, Settings: prober.Settings{MinIterations: 1_000_000}})
+	release := make(chan struct{})
+	t.Cleanup(func() { close(release) }) // before the harness's own cleanup closes the broker
+	h.broker.SetStartTimeAnswer(func() (int, string) { <-release; return 200, "2026-12-01T10:00:00Z" })
+	t0 := time.Now() // the broker is GOOD from the start: /health 200 comes after this
+	h.start(t)
+	took := waitFor(t, 5*time.Second, "gate open", h.sup.Gate.IsOpen)
+	t.Logf("gate opened %v after start (budget 1s, /start-time hung)", time.Since(t0).Round(time.Millisecond))
+	if took > 1500*time.Millisecond {
+		t.Errorf("gate opened %v after start: want by the budget (1s) + 500ms from /health 200", took.Round(time.Millisecond))
+	}
+}

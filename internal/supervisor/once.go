@@ -11,7 +11,8 @@ import (
 // warmup bounded by the budget: the `once` subcommand for VMs and hooks.
 func (s *Supervisor) Once(ctx, waitCtx context.Context) (prober.Report, error) {
 	s.defaults()
-	if !s.waitHealthy(waitCtx, s.Opts.Enabled) {
+	at, ok := s.waitHealthy(waitCtx, s.Opts.Enabled)
+	if !ok {
 		if ctx.Err() != nil {
 			return prober.Report{}, ctx.Err()
 		}
@@ -20,7 +21,7 @@ func (s *Supervisor) Once(ctx, waitCtx context.Context) (prober.Report, error) {
 	if !s.Opts.Enabled {
 		return prober.Report{Outcome: prober.OutcomeWarm}, nil
 	}
-	end := s.warmOnce(ctx, s.healthy(ctx, nil))
+	end := s.warmOnce(ctx, s.healthy(ctx, nil, at))
 	if end.why != "" {
 		return end.rep, end.rep.Err
 	}

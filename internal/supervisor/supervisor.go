@@ -119,10 +119,11 @@ func (s *Supervisor) Run(ctx context.Context) error {
 	for ctx.Err() == nil {
 		s.phase(gatehttp.PhaseWaiting, "waiting for the broker's /health to answer 200")
 		s.Gate.Close()
-		if !s.waitHealthy(ctx, s.Opts.Enabled && (!warmedOnce || s.Opts.Rearm)) {
+		at, ok := s.waitHealthy(ctx, s.Opts.Enabled && (!warmedOnce || s.Opts.Rearm))
+		if !ok {
 			return nil
 		}
-		lt = s.healthy(ctx, lt)
+		lt = s.healthy(ctx, lt, at)
 		switch {
 		case lt.opened:
 			s.Gate.Open()

@@ -79,6 +79,9 @@ func TestHealth(t *testing.T) {
 		if want := (Health{OK: false, Status: 503, Body: "Pinot broker status is " + st}); h != want {
 			t.Errorf("%s broker: %+v, want %+v", st, h, want)
 		}
+		if got, want := h.ShuttingDown(), st == "SHUTTING_DOWN"; got != want {
+			t.Errorf("%s broker: ShuttingDown() = %v, want %v", st, got, want)
+		}
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"strings"
 )
 
 // Health is what the broker's /health said.
@@ -33,4 +34,11 @@ func (c *Client) Health(ctx context.Context) (Health, error) {
 		Status: resp.StatusCode(),
 		Body:   answerText(resp), // no credential is sent here: nothing to mask
 	}, nil
+}
+
+// ShuttingDown: the broker answered that it is draining for a shutdown (503,
+// "Pinot broker status is SHUTTING_DOWN"; docs/pinot-facts.md). Its process is
+// going: it still serves queries for pinot.broker.delayShutdownTimeMs, then exits.
+func (h Health) ShuttingDown() bool {
+	return h.Status == http.StatusServiceUnavailable && strings.Contains(h.Body, "SHUTTING_DOWN")
 }

@@ -172,6 +172,58 @@ if not brokers:
 EOF
 }
 
+# probes_in FILE SOURCE MODE: the probes of every broker StatefulSet in FILE, against the same
+# StatefulSet in SOURCE (before the sidecar decided anything). MODE chart (brokerReadiness.decidedBy
+# chart, the default): the broker container's probes are SOURCE's and the sidecar's readinessProbe
+# samples every 5 s (2 failures). MODE sidecar: the broker's readinessProbe and startupProbe start at
+# once and sample every second, a failure lasting as long as in SOURCE (period x failureThreshold,
+# plus the initial delay for a startupProbe), the check itself kept; the sidecar's readinessProbe
+# every second, 10 failures. The livenessProbe is SOURCE's in both modes.
+probes_in() {
+	"$PYTHON" - "$1" "$2" "$3" <<'EOF'
+import sys, yaml
+path, source, mode = sys.argv[1], sys.argv[2], sys.argv[3]
+def brokers(p):
+    out = {}
+    for d in yaml.safe_load_all(open(p)):
+        if d and d.get("kind") == "StatefulSet":
+            pod = d["spec"]["template"]["spec"]
+            if any(c["name"] == "broker" for c in pod.get("containers") or []):
+                out[d["metadata"]["name"]] = pod
+    return out
+def gated(p, startup):
+    d, per, ft = p.get("initialDelaySeconds", 0), p.get("periodSeconds", 10), p.get("failureThreshold", 3)
+    np = min(per, 1)
+    w = per * ft + (d if startup else 0)
+    q = dict(p)
+    for k, v, dflt in (("initialDelaySeconds", 0, 0), ("periodSeconds", np, 10), ("failureThreshold", -(-w // np), 3)):
+        if k in q or v != dflt:
+            q[k] = v
+    return q
+got, src = brokers(path), brokers(source)
+if not got:
+    sys.exit("no broker StatefulSet in " + path)
+for name, pod in got.items():
+    broker = next(c for c in pod["containers"] if c["name"] == "broker")
+    before = next(c for c in src[name]["containers"] if c["name"] == "broker")
+    for kind in ("readinessProbe", "startupProbe", "livenessProbe"):
+        want = before.get(kind)
+        if want is not None and mode == "sidecar" and kind != "livenessProbe":
+            want = gated(want, kind == "startupProbe")
+        if broker.get(kind) != want:
+            sys.exit(f"{name}: broker {kind} {broker.get(kind)}, want {want}")
+        print(f"{name}: broker {kind} {broker.get(kind)}")
+    side = [c for c in (pod.get("containers") or []) + (pod.get("initContainers") or []) if c["name"] == "warmup-sidecar"]
+    if len(side) != 1:
+        sys.exit(f"{name}: {len(side)} sidecars")
+    rp = side[0]["readinessProbe"]
+    want = (1, 10) if mode == "sidecar" else (5, 2)
+    if (rp.get("periodSeconds"), rp.get("failureThreshold")) != want or rp.get("initialDelaySeconds", 0) != 0:
+        sys.exit(f"{name}: sidecar readinessProbe {rp}, want periodSeconds/failureThreshold {want}, no initial delay")
+    print(f"{name}: sidecar readinessProbe {rp}")
+EOF
+}
+
 # ---- Dockerfile ------------------------------------------------------------------------
 check "hadolint Dockerfile (.hadolint.yaml, failure-threshold style)" hadolint Dockerfile
 
@@ -577,6 +629,46 @@ check "inject unnamed-port.yaml with warmup.brokerUrl: the sidecar probes that U
 	grep -q 'value: "http://127.0.0.1:8099"' "$WORK/inject-unnamed-port.yaml"
 check "inject nativeSidecar without --kube-version: refused, naming --kube-version" inject_fails default \
 	nativeSidecar --kube-version -- --values="$WORK/values/inject-native.yaml"
+
+# ---- brokerReadiness.decidedBy: sidecar: the gate, not a fixed delay, decides when a pod enters --
+# warmup-inject starts the official chart's broker readinessProbe (and startupProbe) at once, every
+# second; the umbrella example does the same through pinot-broker-warmup.brokerReadinessProbe.
+printf 'brokerReadiness:\n  decidedBy: sidecar\n' >"$WORK/values/inject-gate.yaml"
+for f in default customized; do
+	out="$WORK/inject-$f-gate.yaml"
+	check "warmup-inject $f.yaml (brokerReadiness.decidedBy sidecar)" bash -c '"$1" --values="$2" <"$3" >"$4"' _ \
+		"$INJECT" "$WORK/values/inject-gate.yaml" "$FIXTURES/$f.yaml" "$out"
+	check "inject $f.yaml (decidedBy sidecar): broker readiness/startup probes from 0 s every 1 s, failures as long as before; liveness as rendered; sidecar probe every 1 s" \
+		probes_in "$out" "$FIXTURES/$f.yaml" sidecar
+	check "inject $f.yaml (decidedBy chart, the default): the broker's probes as rendered, the sidecar's every 5 s" \
+		probes_in "$WORK/inject-$f.yaml" "$FIXTURES/$f.yaml" chart
+	for k in "${KUBE_VERSIONS[@]}"; do
+		check "kubernetes-validate --strict inject $f.yaml (decidedBy sidecar) at $k" validate "$out" "$k"
+	done
+	check "inject $f.yaml (decidedBy sidecar) twice equals once" bash -c \
+		'[[ -s "$3" ]] && "$1" --values="$2" <"$3" 2>/dev/null | cmp -s - "$3"' _ "$INJECT" "$WORK/values/inject-gate.yaml" "$out"
+done
+printf 'enabled: true\nbrokerReadiness:\n  decidedBy: sidecar\n' >"$WORK/values/gate.yaml"
+umbrella_values gate
+for k in "${KUBE_VERSIONS[@]}"; do
+	check "helm lint --strict $CHART [gate] kube $k" helm lint --strict "$CHART" --kube-version "$k" -f "$WORK/values/gate.yaml"
+	check "helm lint --strict umbrella example [gate] kube $k" \
+		helm lint --strict "$UMB" --kube-version "$k" -f "$WORK/values/umbrella-gate.yaml"
+	uout="$WORK/umbrella-gate-$k.yaml"
+	check "helm template umbrella example [gate] kube $k" \
+		bash -c 'helm template pinot "$1" --namespace pinot --kube-version "$2" -f "$3" >"$4"' _ \
+		"$UMB" "$k" "$WORK/values/umbrella-gate.yaml" "$uout"
+	check "kubernetes-validate --strict umbrella example [gate] at $k" validate "$uout" "$k"
+done
+check "umbrella [gate]: the broker's readinessProbe from 0 s every 1 s, liveness as given, the sidecar's every 1 s" \
+	probes_in "$WORK/umbrella-gate-1.29.0.yaml" "$WORK/umbrella-enabled-1.29.0.yaml" sidecar
+check "umbrella [enabled]: decidedBy chart by default, the sidecar's probe every 5 s" \
+	probes_in "$WORK/umbrella-enabled-1.29.0.yaml" "$WORK/umbrella-enabled-1.29.0.yaml" chart
+for bad in brokerReadiness.decidedBy=warmup brokerReadiness.periodSeconds=0 brokerReadiness.periodSeconds=11 \
+	brokerReadiness.initialDelaySeconds=0; do
+	must_fail "schema rejects $bad (helm template)" \
+		helm template warmup "$CHART" --kube-version 1.29.0 --set enabled=true --set "$bad"
+done
 
 # ---- Go tests of the post-renderer (helm on PATH: the helm CLI comparison runs too) ------
 check "go test ./internal/inject/ (with helm CLI equivalence)" go test -count=1 ./internal/inject/

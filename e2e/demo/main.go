@@ -1,10 +1,12 @@
 // Command demo runs warmup-sidecar against a real local Apache Pinot cluster:
 // ZooKeeper, a controller, two servers and a broker on loopback (downloaded from
 // Maven Central on first use). It restarts the broker so its JVM is cold, starts
-// the sidecar, prints every phase change and progress line, then a summary.
+// the sidecar, prints every phase change and progress line, then a summary and a verdict: warm on
+// the evidence, or the gate opened by the budget and why. With --once the verdict is the last thing
+// printed, after the cluster has stopped.
 //
 //	make demo              # keeps running until Ctrl-C
-//	make demo ARGS=--once  # exits after one warmup
+//	make demo ARGS=--once  # exits after one warmup: 0 warm, 1 not
 package main
 
 import (
@@ -26,14 +28,23 @@ import (
 	"github.com/warmup-sidecar/warmup-sidecar/internal/report"
 )
 
-func main() { os.Exit(run()) }
+func main() {
+	code, last := run()
+	for _, l := range last {
+		fmt.Println("demo | " + l)
+	}
+	os.Exit(code)
+}
 
-func run() int {
+// run runs the demo and returns the exit code and the lines to print after everything it started
+// has stopped (with --once, the verdict).
+func run() (int, []string) {
 	once := flag.Bool("once", false, "exit after one warmup")
 	listen := flag.String("listen", "127.0.0.1:9095", "the sidecar's listen address")
 	floor := flag.Int("floor", 300, "WARMUP_MIN_ITERATIONS")
 	budget := flag.Duration("budget", 15*time.Second, "WARMUP_BUDGET")
 	concurrency := flag.Int("concurrency", 4, "WARMUP_CONCURRENCY")
+	multiStage := flag.String("multistage", "auto", "WARMUP_MULTISTAGE: auto, on or off")
 	basePort := flag.Int("base-port", 0, "first port of the local Pinot cluster (0: the harness default)")
 	flag.Parse()
 
@@ -47,7 +58,7 @@ func run() int {
 	pinot, err := cluster.Start(ctx, cluster.Options{Logger: quiet, BasePort: *basePort})
 	if err != nil {
 		say("cluster: %v", err)
-		return 1
+		return 1, nil
 	}
 	defer func() {
 		say("stopping the Pinot cluster")
@@ -61,19 +72,19 @@ func run() int {
 	dir, err := os.MkdirTemp("", "warmup-demo")
 	if err != nil {
 		say("%v", err)
-		return 1
+		return 1, nil
 	}
 	defer os.RemoveAll(dir)
 	bin, err := sidecar.Build(ctx, dir)
 	if err != nil {
 		say("%v", err)
-		return 1
+		return 1, nil
 	}
 
 	say("restarting the broker so its JVM is cold")
 	if err := pinot.RestartBroker(ctx); err != nil {
 		say("restart: %v", err)
-		return 1
+		return 1, nil
 	}
 	env := map[string]string{
 		"WARMUP_BROKER_URL":     pinot.BrokerURL(),
@@ -82,11 +93,12 @@ func run() int {
 		"WARMUP_MIN_ITERATIONS": fmt.Sprint(*floor),
 		"WARMUP_BUDGET":         budget.String(),
 		"WARMUP_CONCURRENCY":    fmt.Sprint(*concurrency),
+		"WARMUP_MULTISTAGE":     *multiStage,
 	}
 	p, err := sidecar.Start(bin, env, &printer{})
 	if err != nil {
 		say("%v", err)
-		return 1
+		return 1, nil
 	}
 	defer func() {
 		if err := p.Stop(10 * time.Second); err != nil {
@@ -98,7 +110,7 @@ func run() int {
 	st, err := waitOutcome(ctx, p)
 	if err != nil {
 		say("%v", err)
-		return 1
+		return 1, nil
 	}
 	ready, why := p.Ready()
 	say("SUMMARY")
@@ -110,15 +122,16 @@ func run() int {
 	say("  probes         %d succeeded, %d failed, %d no-scatter", st.ProbesSucceeded, st.ProbesFailed, st.NoScatterProbes)
 	say("  latency        first 50 probes median %.2f ms, last 50 median %.2f ms", st.FirstProbesMedianMs, st.LastProbesMedianMs)
 	say("  /readyz        ready=%v (%s)", ready, why)
+	lines, code := verdict(st, *budget, ready, why)
 	if *once {
-		if st.Outcome != "warm" {
-			return 1
-		}
-		return 0
+		return code, append(lines, fmt.Sprintf("exit %d (--once: 0 warm, 1 not)", code))
+	}
+	for _, l := range lines {
+		say("%s", l)
 	}
 	say("the sidecar keeps watching the broker (try: kill the broker JVM, pid %d); Ctrl-C to stop", pinot.BrokerPID())
 	<-ctx.Done()
-	return 0
+	return 0, nil
 }
 
 // waitOutcome polls /status until the run has an outcome.

@@ -92,6 +92,15 @@ brokerJvm:
 warmup:
   controllerUrl: http://pinot-controller:9000
 `,
+	// The sidecar's own readinessProbe sampled every 2 s, its failureThreshold scaled (3 s x 2 kept as 2 s x 3).
+	"sidecar-decides-readiness": `
+brokerReadiness:
+  decidedBy: sidecar
+  periodSeconds: 2
+readinessProbe: {periodSeconds: 3}
+warmup:
+  controllerUrl: http://pinot-controller:9000
+`,
 	"native-auth-listener-tuned": `
 nativeSidecar: true
 auth:

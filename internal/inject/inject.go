@@ -123,6 +123,14 @@ func injectAll(r *renderer, docs []manifest, log io.Writer) error {
 		}
 		fmt.Fprintf(log, prog+": StatefulSet %s: sidecar added (%s%s%s%s)\n", t.name, describePort(t.port, brokerURL),
 			describeController(controller), describeJavaOpts(javaOptsEnv, inj.brokerJavaOpts), describeMatch(t, podLabels))
+		gated, gateNote, err := gateBrokerProbes(documentRoot(d.node), t, r.values)
+		if err != nil {
+			return inputErr(err)
+		}
+		d.changed = d.changed || gated
+		if gateNote != "" {
+			fmt.Fprintf(log, prog+": StatefulSet %s: %s\n", t.name, gateNote)
+		}
 	}
 	return nil
 }

@@ -31,8 +31,9 @@ readinessProbe:
   httpGet:
     path: /readyz
     port: warmup
-  {{- with $v.readinessProbe }}
-  {{- toYaml . | nindent 2 }}
+  {{- /* Sampled every brokerReadiness.periodSeconds when the sidecar decides readiness (_readiness.tpl). */}}
+  {{- with include "pinot-broker-warmup.gatedProbe" (dict "Values" $v "probe" $v.readinessProbe "startup" false) }}
+  {{- . | nindent 2 }}
   {{- end }}
 livenessProbe:
   httpGet:

@@ -29,7 +29,7 @@ type Settings struct {
 	Tick        time.Duration // between evidence checks (JIT.Every)
 	CallTimeout time.Duration // per API call (5s)
 	// Retry is the wait between failed resize attempts (1s doubling to 1m), MaxAttempts how
-	// many are made before giving up (10: about 5 minutes).
+	// many are made before giving up (10: about 4 minutes of waits).
 	Retry       backoff.Doubling
 	MaxAttempts int
 	// Confirm is the wait between reads of the pod while the kubelet applies the resize

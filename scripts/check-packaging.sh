@@ -224,6 +224,62 @@ for name, pod in got.items():
 EOF
 }
 
+# boost_in FILE LIMIT: brokerCpuBoost as every broker pod should carry it: the broker container's
+# CPU limit LIMIT, resized in place (resizePolicy cpu NotRequired), the pod running as its own
+# ServiceAccount without an automounted token, whose token is projected into the sidecar alone;
+# the sidecar told what to give back and who it is; and a Role that allows get on the broker pods
+# and patch on their resize subresource, by name, and nothing else, bound to that ServiceAccount.
+boost_in() {
+	"$PYTHON" - "$1" "$2" <<'EOF'
+import sys, yaml
+path, limit = sys.argv[1], sys.argv[2]
+docs = [d for d in yaml.safe_load_all(open(path)) if d]
+brokers = [d for d in docs if d.get("kind") == "StatefulSet"
+           and any(c["name"] == "broker" for c in d["spec"]["template"]["spec"].get("containers") or [])]
+if not brokers:
+    sys.exit("no broker StatefulSet in " + path)
+for sts in brokers:
+    name, pod = sts["metadata"]["name"], sts["spec"]["template"]["spec"]
+    sa = pod.get("serviceAccountName")
+    if pod.get("automountServiceAccountToken") is not False:
+        sys.exit(f"{name}: automountServiceAccountToken {pod.get('automountServiceAccountToken')}, want false")
+    conts = {c["name"]: c for c in (pod.get("containers") or []) + (pod.get("initContainers") or [])}
+    broker, side = conts["broker"], conts["warmup-sidecar"]
+    if str(broker["resources"]["limits"]["cpu"]) != limit:
+        sys.exit(f"{name}: broker CPU limit {broker['resources']['limits']['cpu']}, want {limit}")
+    if {"resourceName": "cpu", "restartPolicy": "NotRequired"} not in (broker.get("resizePolicy") or []):
+        sys.exit(f"{name}: broker resizePolicy {broker.get('resizePolicy')}")
+    for cname, c in conts.items():
+        mounts = {m["name"] for m in c.get("volumeMounts") or []}
+        if ("warmup-kube-api" in mounts) != (cname == "warmup-sidecar"):
+            sys.exit(f"{name}: container {cname} mounts {sorted(mounts)}: only the sidecar may mount the token")
+    vol = {v["name"]: v for v in pod.get("volumes") or []}.get("warmup-kube-api") or {}
+    sources = [list(s)[0] for s in (vol.get("projected") or {}).get("sources") or []]
+    if sources != ["serviceAccountToken", "configMap"]:
+        sys.exit(f"{name}: warmup-kube-api volume sources {sources}")
+    env = {e["name"]: e for e in side.get("env") or []}
+    for k in ("WARMUP_CPU_BOOST_ENABLED", "WARMUP_CPU_BOOST_TARGET_LIMIT", "WARMUP_POD_NAME", "WARMUP_POD_NAMESPACE"):
+        if k not in env:
+            sys.exit(f"{name}: sidecar env lacks {k}")
+    if env["WARMUP_POD_NAME"].get("valueFrom", {}).get("fieldRef", {}).get("fieldPath") != "metadata.name":
+        sys.exit(f"{name}: WARMUP_POD_NAME {env['WARMUP_POD_NAME']}")
+    replicas = sts["spec"].get("replicas", 1)
+    pods = [f"{name}-{i}" for i in range(replicas)]
+    roles = [d for d in docs if d.get("kind") == "Role" and d["metadata"]["name"] == f"{name}-warmup-cpu-boost"]
+    want = [{"apiGroups": [""], "resources": ["pods"], "verbs": ["get"], "resourceNames": pods},
+            {"apiGroups": [""], "resources": ["pods/resize"], "verbs": ["patch"], "resourceNames": pods}]
+    if len(roles) != 1 or roles[0]["rules"] != want:
+        sys.exit(f"{name}: Role {roles}, want rules {want}")
+    rbs = [d for d in docs if d.get("kind") == "RoleBinding" and d["roleRef"]["name"] == roles[0]["metadata"]["name"]]
+    if len(rbs) != 1 or rbs[0]["subjects"] != [{"kind": "ServiceAccount", "name": sa, "namespace": roles[0]["metadata"]["namespace"]}]:
+        sys.exit(f"{name}: RoleBinding {rbs}, want its subject the pod's ServiceAccount {sa}")
+    sas = [d for d in docs if d.get("kind") == "ServiceAccount" and d["metadata"]["name"] == sa]
+    if len(sas) != 1 or sas[0].get("automountServiceAccountToken") is not False:
+        sys.exit(f"{name}: ServiceAccount {sa}: {sas}")
+    print(f"{name}: limit {limit}, ServiceAccount {sa}, Role on {pods}")
+EOF
+}
+
 # ---- Dockerfile ------------------------------------------------------------------------
 check "hadolint Dockerfile (.hadolint.yaml, failure-threshold style)" hadolint Dockerfile
 
@@ -293,9 +349,14 @@ brokerJvm:
       persistentVolumeClaim:
         claimName: pinot-broker-aot
 EOF
+	# The umbrella chart fills target, statefulSetName and maxReplicas from its own broker
+	# (umbrella-extra-boost.yaml gives that broker a CPU limit).
+	printf 'enabled: true\nbrokerCpuBoost:\n  enabled: true\n  cpu:\n    limit: "4"\n' >"$WORK/values/boost.yaml"
+	printf 'broker:\n  replicas: 2\n  resources:\n    requests: {cpu: "1", memory: 1.25Gi}\n    limits: {cpu: "2"}\n' \
+		>"$WORK/values/umbrella-extra-boost.yaml"
 }
 write_variants
-VARIANTS=(disabled enabled native auth c1 aot)
+VARIANTS=(disabled enabled native auth c1 aot boost)
 
 # The example umbrella chart renders the broker StatefulSet with the sidecar from the named
 # templates: the only way to see the container itself through `helm template`.
@@ -311,6 +372,7 @@ umbrella_values() { # nests a variant under the dependency's key
 		echo "  warmup:"
 		echo "    brokerPort: 8099"
 		echo "    controllerUrl: http://pinot-controller:9000"
+		if [[ -f "$WORK/values/umbrella-extra-$1.yaml" ]]; then cat "$WORK/values/umbrella-extra-$1.yaml"; fi
 	} >"$WORK/values/umbrella-$1.yaml"
 }
 
@@ -355,6 +417,29 @@ must_fail "umbrella refuses brokerJvm.aotCache without a key (it cannot see the 
 must_fail "umbrella refuses brokerJvm.aotCache without a volume" \
 	helm template pinot "$UMB" --kube-version 1.29.0 -f "$WORK/values/umbrella-aot.yaml" \
 	--set pinot-broker-warmup.brokerJvm.aotCache.volume=null
+check "umbrella [boost]: the broker's CPU limit 4, resized in place, its own ServiceAccount, the Role on its 2 pods" \
+	boost_in "$WORK/umbrella-boost-1.34.0.yaml" 4
+check "umbrella [enabled]: no boost (brokerCpuBoost defaults to off)" \
+	bash -c '! grep -qE "resizePolicy|warmup-cpu-boost|warmup-kube-api|WARMUP_CPU_BOOST" "$1"' _ "$WORK/umbrella-enabled-1.34.0.yaml"
+must_fail "umbrella refuses brokerCpuBoost.cpu.limit for a broker without a CPU limit" \
+	helm template pinot "$UMB" --kube-version 1.34.0 -f "$WORK/values/umbrella-boost.yaml" --set 'broker.resources.limits=null'
+must_fail "umbrella refuses a boost at the broker's limit" \
+	helm template pinot "$UMB" --kube-version 1.34.0 -f "$WORK/values/umbrella-boost.yaml" --set-string pinot-broker-warmup.brokerCpuBoost.cpu.limit=2000m
+cat >"$WORK/values/umbrella-boost-guaranteed.yaml" <<'EOF'
+broker:
+  resources:
+    requests: {cpu: "2", memory: 2Gi}
+    limits: {cpu: "2", memory: 2Gi}
+pinot-broker-warmup:
+  resources:
+    requests: {cpu: 50m, memory: 64Mi}
+    limits: {cpu: 50m, memory: 64Mi}
+EOF
+must_fail "umbrella refuses a limit-only boost of a Guaranteed pod (the give-back would change its QoS class)" \
+	helm template pinot "$UMB" --kube-version 1.34.0 -f "$WORK/values/umbrella-boost.yaml" -f "$WORK/values/umbrella-boost-guaranteed.yaml"
+check "umbrella accepts a Guaranteed pod's request and limit boosted together" \
+	helm template pinot "$UMB" --kube-version 1.34.0 -f "$WORK/values/umbrella-boost.yaml" -f "$WORK/values/umbrella-boost-guaranteed.yaml" \
+	--set-string pinot-broker-warmup.brokerCpuBoost.cpu.request=4
 must_fail "native sidecar refused below Kubernetes 1.29" \
 	helm template pinot "$UMB" --kube-version 1.28.0 -f "$WORK/values/umbrella-native.yaml"
 
@@ -400,6 +485,14 @@ BAD_VALUES=(
 	brokerJvm.aotCache.mode=write
 	brokerJvm.aotCache.key=a/b
 	brokerJvm.aotCache.enabled=yes
+	brokerCpuBoost.enabled=yes
+	brokerCpuBoost.cpu.limit=4Gi
+	brokerCpuBoost.cpu.request=-1
+	brokerCpuBoost.maxDuration=0s
+	brokerCpuBoost.settle=soon
+	brokerCpuBoost.maxReplicas=-1
+	brokerCpuBoost.statefulSetName=Bad_Name
+	brokerCpuBoost.serviceAccount.create=maybe
 )
 for bad in "${BAD_VALUES[@]}"; do
 	must_fail "schema rejects $bad (helm template)" \
@@ -488,6 +581,18 @@ for f in default customized; do
 			'[[ -s "$3" ]] && "$1" --values="$2" <"$3" 2>/dev/null | cmp -s - "$3"' _ "$INJECT" "$WORK/values/inject-aot-$mode.yaml" "$out"
 	done
 done
+# brokerCpuBoost: on the official chart rendered with a broker CPU request 1 and limit 2.
+printf 'brokerCpuBoost:\n  enabled: true\n  cpu:\n    limit: "4"\n' >"$WORK/values/inject-boost.yaml"
+out="$WORK/inject-cpu-limits-boost.yaml"
+check "warmup-inject cpu-limits.yaml (brokerCpuBoost)" bash -c '"$1" --values="$2" <"$3" >"$4"' _ \
+	"$INJECT" "$WORK/values/inject-boost.yaml" "$FIXTURES/cpu-limits.yaml" "$out"
+check "inject cpu-limits.yaml (brokerCpuBoost): the broker's CPU limit 4, resized in place, its own ServiceAccount, the Role on its pod" \
+	boost_in "$out" 4
+for k in "${KUBE_VERSIONS[@]}"; do
+	check "kubernetes-validate --strict inject cpu-limits.yaml (brokerCpuBoost) at $k" validate "$out" "$k"
+done
+check "inject cpu-limits.yaml (brokerCpuBoost) twice equals once" bash -c \
+	'[[ -s "$3" ]] && "$1" --values="$2" <"$3" 2>/dev/null | cmp -s - "$3"' _ "$INJECT" "$WORK/values/inject-boost.yaml" "$out"
 check "inject picks up broker port 8199 from customized.yaml" \
 	grep -q 'value: "http://127.0.0.1:8199"' "$WORK/inject-customized.yaml"
 # The helm CLI itself runs warmup-inject as its post-renderer, as the README tells operators to:
@@ -536,6 +641,8 @@ check "official chart, broker.extraEnv JAVA_OPTS (literal): equals testdata" ren
 check "official chart, broker.extraEnv JAVA_OPTS (valueFrom): equals testdata" render_official extraenv-javaopts-valuefrom \
 	'broker.extraEnv[0].name=JAVA_OPTS' 'broker.extraEnv[0].valueFrom.configMapKeyRef.name=pinot-broker-jvm' \
 	'broker.extraEnv[0].valueFrom.configMapKeyRef.key=JAVA_OPTS'
+check "official chart, broker.resources with a CPU request and limit: equals testdata" render_official cpu-limits \
+	broker.resources.requests.cpu=1 broker.resources.limits.cpu=2
 check "official chart, nameOverride and broker.name renamed: equals testdata" render_official renamed \
 	nameOverride=analytics broker.name=query
 check "official chart, no port named broker, no probes, two ports: equals testdata" render_official unnamed-port \
@@ -616,6 +723,8 @@ check "official chart rendered without its broker (--show-only controller, serve
 	"$PINOT_TGZ" "$WORK/official-nobroker.yaml"
 check "inject without a broker: an error naming the labels looked for and the values that set them" inject_fails nobroker \
 	"no broker StatefulSet" "app=pinot, component=broker" brokerPodLabels nameOverride broker.name "enabled: false" --
+check "inject brokerCpuBoost on the chart's default broker (no CPU): refused, naming broker.resources.limits.cpu" inject_fails default \
+	"StatefulSet pinot-broker" "no CPU request or limit" broker.resources.limits.cpu -- --values="$WORK/values/inject-boost.yaml"
 printf 'enabled: false\n' >"$WORK/values/inject-off.yaml"
 check "inject without a broker, enabled: false: passed through unchanged" bash -c \
 	'"$1" --values="$2" <"$3" | cmp - "$3"' _ "$INJECT" "$WORK/values/inject-off.yaml" "$WORK/official-nobroker.yaml"

@@ -32,6 +32,11 @@ func once(ctx context.Context, args []string, stderr io.Writer) int {
 		log.Error("starting", "error", err)
 		return exitStartup
 	}
+	if cfg.CPUBoostEnabled {
+		// once is for VMs and hooks: it exits after the warmup, long before a give-back.
+		log.Warn("WARMUP_CPU_BOOST_ENABLED is ignored by once: only serve gives the CPU boost back")
+		sc.boostOff("once does not give the CPU boost back (serve does)")
+	}
 	waitCtx, cancel := context.WithTimeout(ctx, *wait)
 	defer cancel()
 	rep, err := sc.sup.Once(ctx, waitCtx)

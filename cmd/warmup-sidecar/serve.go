@@ -63,6 +63,11 @@ func serve(ctx context.Context, args []string, stderr io.Writer) int {
 	defer stopServing()
 	g, gctx := errgroup.WithContext(context.Background())
 	g.Go(func() error { return sc.sup.Run(supCtx) })
+	// The boost's give-back runs beside the warmup and never fails the group: its failures
+	// are its own status, metric and log lines.
+	if boost := sc.boostRunner(cfg); boost != nil {
+		g.Go(func() error { return boost.Run(supCtx) })
+	}
 	g.Go(func() error { return srv.Serve(serveCtx) })
 	g.Go(func() error {
 		select {

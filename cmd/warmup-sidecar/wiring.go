@@ -106,6 +106,7 @@ type sidecar struct {
 	health  *gatehttp.BrokerHealth
 	metrics *report.Metrics
 	sup     *supervisor.Supervisor
+	boost   *report.CPUBoostReport
 }
 
 func newSidecar(cfg config.Config, log *slog.Logger, client *pinot.Client) (*sidecar, error) {
@@ -140,7 +141,15 @@ func newSidecar(cfg config.Config, log *slog.Logger, client *pinot.Client) (*sid
 		}
 		sup.AOTCache = aot
 	}
-	return &sidecar{reg: reg, gate: gate, board: board, health: health, metrics: m, sup: sup}, nil
+	boost, err := report.NewCPUBoostReport(board, reg, log)
+	if err != nil {
+		return nil, err
+	}
+	sc := &sidecar{reg: reg, gate: gate, board: board, health: health, metrics: m, sup: sup, boost: boost}
+	if !cfg.CPUBoostEnabled {
+		sc.boostOff("WARMUP_CPU_BOOST_ENABLED is false")
+	}
+	return sc, nil
 }
 
 func (s *sidecar) handlers() *gatehttp.Handlers {

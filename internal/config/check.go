@@ -49,6 +49,9 @@ func (c Config) check() (Config, []string, error) {
 	if c.BrokerAOTLog != "" && !filepath.IsAbs(c.BrokerAOTLog) {
 		return c, nil, fmt.Errorf("WARMUP_BROKER_AOT_LOG=%q: expected an absolute path to the broker JVM's AOT log, such as /var/log/pinot-aot/aot.log", c.BrokerAOTLog)
 	}
+	if err := c.checkCPUBoost(); err != nil {
+		return c, nil, err
+	}
 	if _, port, err := net.SplitHostPort(c.ListenAddr); err != nil || !validPort(port) {
 		return c, nil, fmt.Errorf("WARMUP_LISTEN_ADDR=%q: expected host:port or :port with a port from 0 to 65535, such as :9095", c.ListenAddr)
 	}

@@ -66,6 +66,18 @@ type Config struct {
 	MultiStage  string `envconfig:"WARMUP_MULTISTAGE" default:"auto"`
 	// BrokerAOTLog is the broker JVM's -Xlog:aot file (README "JDK 25+: an AOT cache"); empty: not read.
 	BrokerAOTLog string `envconfig:"WARMUP_BROKER_AOT_LOG"`
+	// The broker container's CPU boost, given back by resizing the sidecar's own pod
+	// (README "A CPU boost for the broker's start"; checked in check_cpuboost.go).
+	CPUBoostEnabled       bool          `envconfig:"WARMUP_CPU_BOOST_ENABLED" default:"false"`
+	CPUBoostContainer     string        `envconfig:"WARMUP_CPU_BOOST_CONTAINER" default:"broker"`
+	CPUBoostTargetRequest string        `envconfig:"WARMUP_CPU_BOOST_TARGET_REQUEST"`
+	CPUBoostTargetLimit   string        `envconfig:"WARMUP_CPU_BOOST_TARGET_LIMIT"`
+	CPUBoostMaxDuration   time.Duration `envconfig:"WARMUP_CPU_BOOST_MAX_DURATION" default:"10m"`
+	CPUBoostSettle        time.Duration `envconfig:"WARMUP_CPU_BOOST_SETTLE" default:"2m"`
+	// The pod the sidecar runs in (the downward API), and its ServiceAccount's token and CA.
+	PodName               string `envconfig:"WARMUP_POD_NAME"`
+	PodNamespace          string `envconfig:"WARMUP_POD_NAMESPACE"`
+	KubeServiceAccountDir string `envconfig:"WARMUP_KUBE_SERVICE_ACCOUNT_DIR" default:"/var/run/secrets/kubernetes.io/serviceaccount"`
 
 	// Queries is Query split by sqltext.Split: one entry per query, with its SETs.
 	Queries []string `ignored:"true"`

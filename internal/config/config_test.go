@@ -50,6 +50,11 @@ func TestDefaultsMatchDesign(t *testing.T) {
 		ConvergeWindows:   3,
 		ProbeShapes:       "schema",
 		MultiStage:        "auto",
+
+		CPUBoostContainer:     "broker",
+		CPUBoostMaxDuration:   10 * time.Minute,
+		CPUBoostSettle:        2 * time.Minute,
+		KubeServiceAccountDir: "/var/run/secrets/kubernetes.io/serviceaccount",
 	}
 	if !reflect.DeepEqual(c, want) {
 		t.Errorf("defaults:\n got %+v\nwant %+v", c, want)
@@ -62,10 +67,12 @@ func TestDefaultsMatchDesign(t *testing.T) {
 func TestKnownListsEveryDesignVariable(t *testing.T) {
 	want := []string{
 		"WARMUP_AUTH_HEADER_FILE", "WARMUP_BROKER_AOT_LOG", "WARMUP_BROKER_URL", "WARMUP_BUDGET", "WARMUP_CONCURRENCY",
-		"WARMUP_CONTROLLER_URL", "WARMUP_CONVERGE_TOLERANCE", "WARMUP_CONVERGE_WINDOWS", "WARMUP_ENABLED",
-		"WARMUP_EXIT", "WARMUP_FAIL_CLOSED", "WARMUP_JVM_METRICS_URL", "WARMUP_LISTEN_ADDR",
+		"WARMUP_CONTROLLER_URL", "WARMUP_CONVERGE_TOLERANCE", "WARMUP_CONVERGE_WINDOWS",
+		"WARMUP_CPU_BOOST_CONTAINER", "WARMUP_CPU_BOOST_ENABLED", "WARMUP_CPU_BOOST_MAX_DURATION", "WARMUP_CPU_BOOST_SETTLE",
+		"WARMUP_CPU_BOOST_TARGET_LIMIT", "WARMUP_CPU_BOOST_TARGET_REQUEST", "WARMUP_ENABLED",
+		"WARMUP_EXIT", "WARMUP_FAIL_CLOSED", "WARMUP_JVM_METRICS_URL", "WARMUP_KUBE_SERVICE_ACCOUNT_DIR", "WARMUP_LISTEN_ADDR",
 		"WARMUP_LOG_FORMAT", "WARMUP_LOG_LEVEL", "WARMUP_MAX_TABLES", "WARMUP_MIN_ITERATIONS",
-		"WARMUP_MULTISTAGE", "WARMUP_PROBE_SHAPES", "WARMUP_PROBE_TIMEOUT", "WARMUP_QUERY", "WARMUP_REARM", "WARMUP_TABLES",
+		"WARMUP_MULTISTAGE", "WARMUP_POD_NAME", "WARMUP_POD_NAMESPACE", "WARMUP_PROBE_SHAPES", "WARMUP_PROBE_TIMEOUT", "WARMUP_QUERY", "WARMUP_REARM", "WARMUP_TABLES",
 	}
 	if got := Known(); !reflect.DeepEqual(got, want) {
 		t.Errorf("Known() = %q, want %q", got, want)
@@ -100,6 +107,15 @@ func TestEveryValueIsRead(t *testing.T) {
 		"WARMUP_PROBE_SHAPES=limit1",
 		"WARMUP_MULTISTAGE=off",
 		"WARMUP_BROKER_AOT_LOG=/var/log/pinot-aot/aot.log",
+		"WARMUP_CPU_BOOST_ENABLED=true",
+		"WARMUP_CPU_BOOST_CONTAINER=pinot-broker",
+		"WARMUP_CPU_BOOST_TARGET_REQUEST=500m",
+		"WARMUP_CPU_BOOST_TARGET_LIMIT=1.5",
+		"WARMUP_CPU_BOOST_MAX_DURATION=7m",
+		"WARMUP_CPU_BOOST_SETTLE=0s",
+		"WARMUP_POD_NAME=pinot-broker-0",
+		"WARMUP_POD_NAMESPACE=pinot",
+		"WARMUP_KUBE_SERVICE_ACCOUNT_DIR=/run/sa",
 	)
 	// The broker URL's one trailing / is dropped.
 	want := Config{
@@ -110,6 +126,9 @@ func TestEveryValueIsRead(t *testing.T) {
 		Exit: "floor", ConvergeTolerance: 0.35, ConvergeWindows: 5,
 		JVMMetricsURL: "http://127.0.0.1:8008/metrics?name[]=jvm_compilation_time_seconds_total",
 		ProbeShapes:   "limit1", MultiStage: "off", BrokerAOTLog: "/var/log/pinot-aot/aot.log",
+		CPUBoostEnabled: true, CPUBoostContainer: "pinot-broker", CPUBoostTargetRequest: "500m", CPUBoostTargetLimit: "1.5",
+		CPUBoostMaxDuration: 7 * time.Minute, CPUBoostSettle: 0, PodName: "pinot-broker-0", PodNamespace: "pinot",
+		KubeServiceAccountDir: "/run/sa",
 	}
 	if !reflect.DeepEqual(c, want) {
 		t.Errorf("\n got %+v\nwant %+v", c, want)
@@ -241,6 +260,19 @@ func TestEveryVariableRejectsAWrongValue(t *testing.T) {
 		{"WARMUP_CONVERGE_WINDOWS", "three"},
 		{"WARMUP_JVM_METRICS_URL", "ftp://broker:8008/metrics"},
 		{"WARMUP_BROKER_AOT_LOG", "logs/aot.log"},
+		{"WARMUP_CPU_BOOST_ENABLED", "on"},
+		{"WARMUP_CPU_BOOST_CONTAINER", "Broker"},
+		{"WARMUP_CPU_BOOST_CONTAINER", ""},
+		{"WARMUP_CPU_BOOST_TARGET_REQUEST", "1Gi"},
+		{"WARMUP_CPU_BOOST_TARGET_REQUEST", "0"},
+		{"WARMUP_CPU_BOOST_TARGET_LIMIT", "two"},
+		{"WARMUP_CPU_BOOST_TARGET_LIMIT", "-1"},
+		{"WARMUP_CPU_BOOST_MAX_DURATION", "0s"},
+		{"WARMUP_CPU_BOOST_MAX_DURATION", "10"},
+		{"WARMUP_CPU_BOOST_SETTLE", "-1s"},
+		{"WARMUP_POD_NAME", "Pinot_Broker_0"},
+		{"WARMUP_POD_NAMESPACE", "pinot.ns"},
+		{"WARMUP_KUBE_SERVICE_ACCOUNT_DIR", "./serviceaccount"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name+"="+tc.value, func(t *testing.T) {

@@ -17,6 +17,13 @@ type brokerTarget struct {
 	port      int               // the broker's query port, read from its container; 0: unknown
 	image     string            // the broker container's image reference
 	configMap configRef         // where pinot-broker.conf lives; zero when not found
+
+	// For brokerCpuBoost (cpuboost.go).
+	replicas       int               // spec.replicas (1 when unset)
+	serviceAccount string            // the pod's serviceAccountName ("default" when unset)
+	brokerRes      resources         // the broker container's resources
+	otherRes       []resources       // every other container's, init containers too, but an earlier sidecar
+	prevEnv        map[string]string // an earlier run's sidecar env (literal values)
 }
 
 // configRef names a key of a ConfigMap.
@@ -52,6 +59,27 @@ func newBrokerTarget(index int, sts statefulSet, match brokerMatch, containerNam
 	t.port = p
 	t.image = broker.Image
 	t.configMap = brokerConfigRef(*broker, pod.Volumes)
+	t.replicas = 1
+	if sts.Spec.Replicas != nil {
+		t.replicas = *sts.Spec.Replicas
+	}
+	t.serviceAccount = pod.ServiceAccountName
+	if t.serviceAccount == "" {
+		t.serviceAccount = "default"
+	}
+	t.brokerRes = broker.Resources
+	t.prevEnv = map[string]string{}
+	for _, c := range append(append([]container{}, pod.Containers...), pod.InitContainers...) {
+		switch c.Name {
+		case containerName:
+		case sidecarContainer:
+			for _, e := range c.Env {
+				t.prevEnv[e.Name] = e.Value
+			}
+		default:
+			t.otherRes = append(t.otherRes, c.Resources)
+		}
+	}
 	return t, nil
 }
 

@@ -93,6 +93,7 @@ var designMetrics = []string{
 	"pinot_warmup_shape_converged",
 	"pinot_warmup_jvm_compile_rate",
 	"pinot_warmup_broker_aot_cache",
+	"pinot_warmup_broker_cpu_boost",
 }
 
 func TestDashboardConfigMapAndQueries(t *testing.T) {

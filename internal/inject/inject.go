@@ -21,7 +21,8 @@ func inject(r *renderer, in io.Reader, out, log io.Writer) error {
 		_, err := out.Write(raw)
 		return err
 	}
-	if err := injectAll(r, docs, log); err != nil {
+	docs, err = injectAll(r, docs, log)
+	if err != nil {
 		return err
 	}
 	for i := range docs {
@@ -41,8 +42,9 @@ func inject(r *renderer, in io.Reader, out, log io.Writer) error {
 	return err
 }
 
-// injectAll edits the parsed documents in place.
-func injectAll(r *renderer, docs []manifest, log io.Writer) error {
+// injectAll edits the parsed documents in place, and adds the objects the chart renders beside
+// the pods (brokerCpuBoost's ServiceAccount, Role and RoleBinding) at the end.
+func injectAll(r *renderer, docs []manifest, log io.Writer) ([]manifest, error) {
 	podLabels := stringMap(lookup(r.values, "brokerPodLabels"))
 	containerName, _ := lookup(r.values, "brokerContainerName").(string)
 	javaOptsEnv, _ := lookup(r.values, "brokerJvm", "javaOptsEnv").(string)
@@ -58,7 +60,7 @@ func injectAll(r *renderer, docs []manifest, log io.Writer) error {
 		case "Service":
 			var s service
 			if err := d.node.Decode(&s); err != nil {
-				return inputErr(fmt.Errorf("reading Service %s (line %d): %w", d.obj.Metadata.Name, d.line, err))
+				return nil, inputErr(fmt.Errorf("reading Service %s (line %d): %w", d.obj.Metadata.Name, d.line, err))
 			}
 			services = append(services, s)
 		case "ConfigMap":
@@ -66,7 +68,7 @@ func injectAll(r *renderer, docs []manifest, log io.Writer) error {
 		case "StatefulSet":
 			var sts statefulSet
 			if err := d.node.Decode(&sts); err != nil {
-				return inputErr(fmt.Errorf("reading StatefulSet %s (line %d): %w", d.obj.Metadata.Name, d.line, err))
+				return nil, inputErr(fmt.Errorf("reading StatefulSet %s (line %d): %w", d.obj.Metadata.Name, d.line, err))
 			}
 			match, container := matchBroker(d.obj, sts, podLabels, containerName)
 			if match == notBroker {
@@ -74,14 +76,15 @@ func injectAll(r *renderer, docs []manifest, log io.Writer) error {
 			}
 			t, err := newBrokerTarget(i, sts, match, container, brokerURL != "")
 			if err != nil {
-				return inputErr(err)
+				return nil, inputErr(err)
 			}
 			targets = append(targets, t)
 		}
 	}
 	if len(targets) == 0 {
-		return noBrokerErr(podLabels)
+		return nil, noBrokerErr(podLabels)
 	}
+	var objects []string
 	for _, t := range targets {
 		warmup := map[string]any{}
 		if t.port > 0 {
@@ -90,6 +93,11 @@ func injectAll(r *renderer, docs []manifest, log io.Writer) error {
 		overrides := map[string]any{"warmup": warmup}
 		if key, derived := aotCacheKey(r.values, t); derived {
 			overrides["brokerJvm"] = map[string]any{"aotCache": map[string]any{"key": key}}
+		}
+		if cpuBoostOn(r.values) {
+			if err := cpuBoostOverrides(r.values, t, overrides); err != nil {
+				return nil, inputErr(err)
+			}
 		}
 		controller := ""
 		if needsController(r.values) {
@@ -100,7 +108,7 @@ func injectAll(r *renderer, docs []manifest, log io.Writer) error {
 		}
 		inj, err := r.render(overrides, t.namespace)
 		if err != nil {
-			return usageErr(fmt.Errorf("StatefulSet %s: %w", t.name, err))
+			return nil, usageErr(fmt.Errorf("StatefulSet %s: %w", t.name, err))
 		}
 		d := &docs[t.index]
 		if splicePod(documentRoot(d.node), inj) {
@@ -108,7 +116,7 @@ func injectAll(r *renderer, docs []manifest, log io.Writer) error {
 		}
 		if inj.brokerConfig != "" {
 			if err := addListener(docs, configMaps, t, inj.brokerConfig); err != nil {
-				return inputErr(err)
+				return nil, inputErr(err)
 			}
 		}
 		if addBrokerMounts(documentRoot(d.node), t.container, inj.brokerVolumeMounts) {
@@ -117,22 +125,32 @@ func injectAll(r *renderer, docs []manifest, log io.Writer) error {
 		if inj.brokerJavaOpts != "" {
 			changed, err := addJavaOpts(documentRoot(d.node), t, javaOptsEnv, inj.brokerJavaOpts, jvmLevers(r.values))
 			if err != nil {
-				return inputErr(err)
+				return nil, inputErr(err)
 			}
 			d.changed = d.changed || changed
 		}
-		fmt.Fprintf(log, prog+": StatefulSet %s: sidecar added (%s%s%s%s)\n", t.name, describePort(t.port, brokerURL),
-			describeController(controller), describeJavaOpts(javaOptsEnv, inj.brokerJavaOpts), describeMatch(t, podLabels))
+		if spliceCPUBoost(documentRoot(d.node), t.container, inj) {
+			d.changed = true
+			objects = append(objects, inj.cpuBoostObjects)
+		}
+		fmt.Fprintf(log, prog+": StatefulSet %s: sidecar added (%s%s%s%s%s)\n", t.name, describePort(t.port, brokerURL),
+			describeController(controller), describeJavaOpts(javaOptsEnv, inj.brokerJavaOpts), describeBoost(inj), describeMatch(t, podLabels))
 		gated, gateNote, err := gateBrokerProbes(documentRoot(d.node), t, r.values)
 		if err != nil {
-			return inputErr(err)
+			return nil, inputErr(err)
 		}
 		d.changed = d.changed || gated
 		if gateNote != "" {
 			fmt.Fprintf(log, prog+": StatefulSet %s: %s\n", t.name, gateNote)
 		}
 	}
-	return nil
+	for _, o := range objects {
+		var err error
+		if docs, err = addObjects(docs, o); err != nil {
+			return nil, err
+		}
+	}
+	return docs, nil
 }
 
 // describePort: 0 is a port inject could not tell, which only an explicit brokerUrl allows.

@@ -18,6 +18,8 @@ type object struct {
 type statefulSet struct {
 	Metadata objectMeta `yaml:"metadata"`
 	Spec     struct {
+		// Replicas is nil when unset (the API server's default: 1).
+		Replicas *int `yaml:"replicas"`
 		Template struct {
 			Metadata objectMeta `yaml:"metadata"`
 			Spec     podSpec    `yaml:"spec"`
@@ -26,9 +28,10 @@ type statefulSet struct {
 }
 
 type podSpec struct {
-	Containers     []container `yaml:"containers"`
-	InitContainers []container `yaml:"initContainers"`
-	Volumes        []volume    `yaml:"volumes"`
+	Containers         []container `yaml:"containers"`
+	InitContainers     []container `yaml:"initContainers"`
+	Volumes            []volume    `yaml:"volumes"`
+	ServiceAccountName string      `yaml:"serviceAccountName"`
 }
 
 type container struct {
@@ -41,6 +44,20 @@ type container struct {
 	ReadinessProbe *probe        `yaml:"readinessProbe"`
 	LivenessProbe  *probe        `yaml:"livenessProbe"`
 	StartupProbe   *probe        `yaml:"startupProbe"`
+	Env            []envVar      `yaml:"env"`
+	Resources      resources     `yaml:"resources"`
+}
+
+// envVar is a literal env entry (valueFrom entries read as an empty value).
+type envVar struct {
+	Name  string `yaml:"name"`
+	Value string `yaml:"value"`
+}
+
+// resources are a container's requests and limits as written (quantities as strings).
+type resources struct {
+	Requests map[string]string `yaml:"requests"`
+	Limits   map[string]string `yaml:"limits"`
 }
 
 type port struct {

@@ -29,6 +29,18 @@ type injection struct {
 	brokerJavaOpts string // appended to the broker container's JVM options
 	// brokerVolumeMounts go into the broker container (brokerJvm.aotCache).
 	brokerVolumeMounts []*yaml.Node
+	// brokerCpuBoost: the broker container's boosted CPU, the pod's ServiceAccount and the
+	// objects beside the pod (empty when off).
+	brokerCpu       boostCPU
+	serviceAccount  string
+	noAutomount     bool
+	cpuBoostObjects string
+}
+
+// boostCPU is the chart's pinot-broker-warmup.cpuBoost output.
+type boostCPU struct {
+	request, limit                 string
+	giveBackRequest, giveBackLimit string
 }
 
 // releaseName is .Release.Name in what inject renders (the chart's injection templates do not
@@ -129,7 +141,28 @@ func parseInjection(text string) (injection, error) {
 	if jo := mapValue(root, "brokerJavaOpts"); jo != nil {
 		inj.brokerJavaOpts = jo.Value
 	}
+	if bc := mapValue(root, "brokerCpu"); bc != nil {
+		inj.brokerCpu = boostCPU{
+			request: scalar(mapValue(bc, "request")), limit: scalar(mapValue(bc, "limit")),
+			giveBackRequest: scalar(mapValue(bc, "giveBackRequest")), giveBackLimit: scalar(mapValue(bc, "giveBackLimit")),
+		}
+	}
+	if sa := mapValue(root, "podServiceAccount"); sa != nil {
+		inj.serviceAccount = scalar(mapValue(sa, "serviceAccountName"))
+		inj.noAutomount = scalar(mapValue(sa, "automountServiceAccountToken")) == "false"
+	}
+	if o := mapValue(root, "cpuBoostObjects"); o != nil {
+		inj.cpuBoostObjects = o.Value
+	}
 	return inj, nil
+}
+
+// scalar is a scalar node's value; "" for a missing one.
+func scalar(n *yaml.Node) string {
+	if n == nil || n.Kind != yaml.ScalarNode {
+		return ""
+	}
+	return n.Value
 }
 
 // items is the entries of a sequence node; nil for a missing or null value.

@@ -43,6 +43,9 @@ func TestReadmeMetricsTableMatchesTheCollectors(t *testing.T) {
 	if _, err := NewAOTCacheReport("/aot.log", os.ReadFile, NewStatusBoard(true, 1, time.Second, time.Now), reg, slog.New(slog.DiscardHandler)); err != nil {
 		t.Fatal(err)
 	}
+	if _, err := NewCPUBoostReport(NewStatusBoard(true, 1, time.Second, time.Now), reg, slog.New(slog.DiscardHandler)); err != nil {
+		t.Fatal(err)
+	}
 	// The series that exist only once a run sets them.
 	m.SetUncovered(0)
 	m.setShape(event.ShapeState{Shape: "agg_metrics"})

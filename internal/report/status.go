@@ -57,6 +57,9 @@ type Status struct {
 	// BrokerAOTCache is what the broker JVM's AOT log said at its last start
 	// (aotcache.go); absent without WARMUP_BROKER_AOT_LOG. It outlives runs.
 	BrokerAOTCache *AOTCacheStatus `json:"broker_aot_cache,omitempty"`
+	// BrokerCPUBoost is where the broker container's start-up CPU boost stands (cpuboost.go);
+	// the binary always sets it (state off without WARMUP_CPU_BOOST_ENABLED). It outlives runs.
+	BrokerCPUBoost *CPUBoostStatus `json:"broker_cpu_boost,omitempty"`
 
 	// shapeOf is the plan's shape of each query, to name a dropped one's.
 	shapeOf map[string]string
@@ -112,7 +115,7 @@ func (b *StatusBoard) StartRun(start, deadline time.Time) {
 	b.s = Status{
 		Enabled: b.s.Enabled, Floor: b.s.Floor, Exit: b.s.Exit, BudgetSeconds: b.s.BudgetSeconds, Run: run,
 		StartedAt: start, Tables: []string{}, Queries: []string{}, UncoveredServers: []string{}, Shapes: []ShapeStatus{},
-		BrokerAOTCache: b.s.BrokerAOTCache,
+		BrokerAOTCache: b.s.BrokerAOTCache, BrokerCPUBoost: b.s.BrokerCPUBoost,
 	}
 	b.deadline = deadline
 	b.lat = newLatencyWindow(LatencyWindow)
@@ -147,6 +150,10 @@ func (b *StatusBoard) Snapshot(g *gatehttp.Gate) Status {
 		aot := *b.s.BrokerAOTCache
 		aot.Evidence = slices.Clone(aot.Evidence)
 		s.BrokerAOTCache = &aot
+	}
+	if b.s.BrokerCPUBoost != nil {
+		boost := *b.s.BrokerCPUBoost // Set stores a fresh copy each time: its pointers are not shared
+		s.BrokerCPUBoost = &boost
 	}
 	deadline := b.deadline
 	b.mu.Unlock()

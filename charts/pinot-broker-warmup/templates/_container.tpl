@@ -47,7 +47,7 @@ resources:
 securityContext:
   {{- toYaml $v.securityContext | nindent 2 }}
 terminationMessagePolicy: FallbackToLogsOnError
-{{- if or $v.auth.existingSecret $v.brokerJvm.aotCache.enabled }}
+{{- if or $v.auth.existingSecret $v.brokerJvm.aotCache.enabled $v.brokerCpuBoost.enabled }}
 volumeMounts:
   {{- if $v.auth.existingSecret }}
   - name: warmup-auth
@@ -57,6 +57,12 @@ volumeMounts:
   {{- if $v.brokerJvm.aotCache.enabled }}
   - name: warmup-aot-log
     mountPath: {{ include "pinot-broker-warmup.aotLogDir" . }}
+    readOnly: true
+  {{- end }}
+  {{- if $v.brokerCpuBoost.enabled }}
+  # The pod's ServiceAccount token and the cluster CA, for resizing this pod (brokerCpuBoost).
+  - name: warmup-kube-api
+    mountPath: {{ include "pinot-broker-warmup.kubeApiDir" . }}
     readOnly: true
   {{- end }}
 {{- end }}
@@ -118,6 +124,34 @@ empty so the sidecar's own defaults (and its "controller required unless ..." ru
 {{- if .brokerJvm.aotCache.enabled }}
 - name: WARMUP_BROKER_AOT_LOG
   value: {{ printf "%s/aot.log" (include "pinot-broker-warmup.aotLogDir" .) | quote }}
+{{- end }}
+{{- with (include "pinot-broker-warmup.cpuBoost" . | fromYaml) }}
+- name: WARMUP_CPU_BOOST_ENABLED
+  value: "true"
+- name: WARMUP_CPU_BOOST_CONTAINER
+  value: {{ $.brokerContainerName | quote }}
+{{- with .giveBackRequest }}
+- name: WARMUP_CPU_BOOST_TARGET_REQUEST
+  value: {{ . | quote }}
+{{- end }}
+{{- with .giveBackLimit }}
+- name: WARMUP_CPU_BOOST_TARGET_LIMIT
+  value: {{ . | quote }}
+{{- end }}
+- name: WARMUP_CPU_BOOST_MAX_DURATION
+  value: {{ $.brokerCpuBoost.maxDuration | quote }}
+- name: WARMUP_CPU_BOOST_SETTLE
+  value: {{ $.brokerCpuBoost.settle | quote }}
+- name: WARMUP_POD_NAME
+  valueFrom:
+    fieldRef:
+      fieldPath: metadata.name
+- name: WARMUP_POD_NAMESPACE
+  valueFrom:
+    fieldRef:
+      fieldPath: metadata.namespace
+- name: WARMUP_KUBE_SERVICE_ACCOUNT_DIR
+  value: {{ include "pinot-broker-warmup.kubeApiDir" $ | quote }}
 {{- end }}
 - name: WARMUP_LISTEN_ADDR
   value: {{ printf ":%d" (int .warmup.listenPort) | quote }}

@@ -15,4 +15,7 @@ brokerConfig: {{ include "pinot-broker-warmup.brokerConfig" . | quote }}
 brokerJavaOpts: {{ include "pinot-broker-warmup.brokerJavaOpts" . | quote }}
 brokerVolumeMounts:
   {{- include "pinot-broker-warmup.brokerVolumeMounts" . | nindent 2 }}
+brokerCpu: {{ include "pinot-broker-warmup.cpuBoost" .Values | fromYaml | toJson }}
+podServiceAccount: {{ include "pinot-broker-warmup.podServiceAccount" . | fromYaml | toJson }}
+cpuBoostObjects: {{ include "pinot-broker-warmup.cpuBoostObjects" . | quote }}
 {{- end -}}

@@ -48,6 +48,22 @@ The sidecar lands in exactly one of the two container lists, chosen by nativeSid
 - name: warmup-aot-log
   emptyDir:
     sizeLimit: 64Mi
+{{- end }}
+{{- if and .Values.enabled .Values.brokerCpuBoost.enabled }}
+# The sidecar's ServiceAccount token (rotated by the kubelet) and the cluster CA, mounted in the
+# sidecar alone, for resizing its own pod (brokerCpuBoost).
+- name: warmup-kube-api
+  projected:
+    defaultMode: 292
+    sources:
+      - serviceAccountToken:
+          path: token
+          expirationSeconds: 3600
+      - configMap:
+          name: kube-root-ca.crt
+          items:
+            - key: ca.crt
+              path: ca.crt
 {{- end -}}
 {{- end -}}
 

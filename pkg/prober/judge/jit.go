@@ -113,3 +113,19 @@ func (j *jitTracker) add(at time.Time, total time.Duration) event.JITState {
 	s.Quiet = s.QuietInARow >= j.rule.QuietReadings
 	return j.state
 }
+
+// JITTracker is the JIT signal's arithmetic for a reader of its own: the compile rate over the
+// rule's Span, its peak and the quiet readings in a row, from cumulative readings. The CPU
+// boost's give-back (internal/cpuboost) keeps reading after the run ends, since the compiler
+// keeps compiling after the gate opens. Pure: the caller reads and supplies the instant.
+type JITTracker struct{ t *jitTracker }
+
+// NewJITTracker tracks by rule (zero fields take the defaults).
+func NewJITTracker(rule JITRule) *JITTracker { return &JITTracker{t: newJITTracker(rule)} }
+
+// Add records a reading of the cumulative compile time taken at at; a counter that went back
+// (a new JVM) starts the history over.
+func (t *JITTracker) Add(at time.Time, total time.Duration) event.JITState { return t.t.add(at, total) }
+
+// Rule is the rule, defaults filled in.
+func (t *JITTracker) Rule() JITRule { return t.t.rule }

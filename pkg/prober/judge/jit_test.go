@@ -122,3 +122,36 @@ func TestJITTrackerRatesOverItsSpan(t *testing.T) {
 }
 
 func near(a, b float64) bool { return a-b < 1e-9 && b-a < 1e-9 }
+
+// The exported tracker is the run's arithmetic with the caller's rule: quiet after
+// QuietReadings quiet rates, history restarted by a counter that goes back.
+func TestJITTrackerForAReaderOfItsOwn(t *testing.T) {
+	tr := NewJITTracker(JITRule{Span: 2 * time.Second, QuietReadings: 4})
+	if r := tr.Rule(); r.QuietFraction != DefaultJITQuietFraction || r.QuietReadings != 4 {
+		t.Fatalf("rule %+v", r)
+	}
+	t0 := time.Unix(100, 0)
+	total := time.Duration(0)
+	var s event.JITState
+	for i := 0; i <= 4; i++ { // 1 s/s of compilation
+		total += time.Second
+		s = tr.Add(t0.Add(time.Duration(i)*time.Second), total)
+	}
+	if !s.Known || s.Quiet || s.Peak < 0.99 {
+		t.Fatalf("compiling: %+v", s)
+	}
+	for i := 5; i < 9; i++ { // silent: over 2 s the first rate is still 0.5 s/s, then 0
+		s = tr.Add(t0.Add(time.Duration(i)*time.Second), total)
+	}
+	if s.Quiet || s.QuietInARow != 3 {
+		t.Fatalf("3 quiet readings of 4: %+v", s)
+	}
+	s = tr.Add(t0.Add(9*time.Second), total)
+	if !s.Quiet {
+		t.Fatalf("4 quiet readings: %+v", s)
+	}
+	s = tr.Add(t0.Add(10*time.Second), time.Second) // a new JVM
+	if s.Known || s.Quiet || s.Peak != 0 {
+		t.Errorf("after a restart: %+v", s)
+	}
+}

@@ -1,0 +1,232 @@
+{{/*
+The broker CPU boost (brokerCpuBoost): the broker container's CPU raised for its start, given back
+by the sidecar resizing its own pod once the evidence says so. One definition for both paths:
+warmup-inject renders these from its embedded copy (with brokerCpuBoost.target, statefulSetName
+and maxReplicas read from the StatefulSet); an umbrella chart includes them (see README.md).
+*/}}
+
+{{/* A CPU quantity (500m, 2, 1.5) as whole millicores, rounded up. */}}
+{{- define "pinot-broker-warmup.milliCpu" -}}
+{{- $q := toString . -}}
+{{- if hasSuffix "m" $q -}}
+{{- trimSuffix "m" $q | atoi -}}
+{{- else -}}
+{{- mulf (float64 $q) 1000 | ceil | int -}}
+{{- end -}}
+{{- end -}}
+
+{{/*
+The boost, computed and checked from this chart's values (.): a YAML map of the broker
+container's boosted CPU (request, limit: what the pod is created with) and what the sidecar gives
+back (giveBackRequest, giveBackLimit: the boosted fields' configured values). Empty when off.
+The broker's configured request defaults to its limit, as the API server defaults it: a broker
+with a CPU limit only is created with that limit as its explicit request, so that raising the
+limit does not raise the request with it.
+*/}}
+{{- define "pinot-broker-warmup.cpuBoost" -}}
+{{- $b := .brokerCpuBoost -}}
+{{- if and .enabled $b.enabled -}}
+{{- $milli := "pinot-broker-warmup.milliCpu" -}}
+{{- /* Quantities may be written as numbers (cores): read each as text. */ -}}
+{{- $tlim := toString (default "" $b.target.limit) -}}
+{{- $treq := toString (default $tlim $b.target.request) -}}
+{{- $blim := toString (default "" $b.cpu.limit) -}}
+{{- $breq := toString (default "" $b.cpu.request) -}}
+{{- if not (or $breq $blim) -}}
+{{- fail "pinot-broker-warmup: brokerCpuBoost.enabled is true but neither brokerCpuBoost.cpu.limit nor cpu.request is set: set the broker container's boosted CPU limit (and/or request)" -}}
+{{- end -}}
+{{- $req := $treq -}}
+{{- $lim := $tlim -}}
+{{- if $blim -}}
+{{- if not $tlim -}}
+{{- fail (printf "pinot-broker-warmup: brokerCpuBoost.cpu.limit is %s but the broker container has no CPU limit (brokerCpuBoost.target.limit) to give back to, and a resize cannot remove a limit: give the broker a CPU limit, or boost only cpu.request" $blim) -}}
+{{- end -}}
+{{- if le (include $milli $blim | atoi) (include $milli $tlim | atoi) -}}
+{{- fail (printf "pinot-broker-warmup: brokerCpuBoost.cpu.limit (%s) must be above the broker container's CPU limit (%s): a boost at or below it gives nothing" $blim $tlim) -}}
+{{- end -}}
+{{- $lim = $blim -}}
+{{- end -}}
+{{- if $breq -}}
+{{- if not $treq -}}
+{{- fail (printf "pinot-broker-warmup: brokerCpuBoost.cpu.request is %s but the broker container has no CPU request (brokerCpuBoost.target.request) to give back to, and a resize cannot remove a request: give the broker a CPU request, or boost only cpu.limit" $breq) -}}
+{{- end -}}
+{{- if le (include $milli $breq | atoi) (include $milli $treq | atoi) -}}
+{{- fail (printf "pinot-broker-warmup: brokerCpuBoost.cpu.request (%s) must be above the broker container's CPU request (%s): a boost at or below it gives nothing" $breq $treq) -}}
+{{- end -}}
+{{- $req = $breq -}}
+{{- end -}}
+{{- if and $lim (gt (include $milli $req | atoi) (include $milli $lim | atoi)) -}}
+{{- fail (printf "pinot-broker-warmup: the boosted CPU request (%s) would be above the boosted CPU limit (%s): raise brokerCpuBoost.cpu.limit too" $req $lim) -}}
+{{- end -}}
+request: {{ $req | quote }}
+limit: {{ $lim | quote }}
+giveBackRequest: {{ ternary $treq "" (not (empty $breq)) | quote }}
+giveBackLimit: {{ ternary $tlim "" (not (empty $blim)) | quote }}
+{{- end -}}
+{{- end -}}
+
+{{/* The ServiceAccount the broker pods run as and the Role is bound to (values .). */}}
+{{- define "pinot-broker-warmup.serviceAccountName" -}}
+{{- $b := .brokerCpuBoost -}}
+{{- if $b.serviceAccount.create -}}
+{{- default (printf "%s-warmup" $b.statefulSetName) $b.serviceAccount.name -}}
+{{- else -}}
+{{- required "pinot-broker-warmup: brokerCpuBoost.serviceAccount.name is required when serviceAccount.create is false: the ServiceAccount the broker pods run as, which the Role is bound to" $b.serviceAccount.name -}}
+{{- end -}}
+{{- end -}}
+
+{{/*
+The broker pod's identity with the boost (dict "Values" <values>): serviceAccountName and, with a
+ServiceAccount of its own, no automounted token (the sidecar mounts its own; the broker gets none).
+Empty when off. An umbrella chart writes it in the broker pod spec, in place of serviceAccountName.
+*/}}
+{{- define "pinot-broker-warmup.podServiceAccount" -}}
+{{- $v := .Values -}}
+{{- if and $v.enabled $v.brokerCpuBoost.enabled -}}
+serviceAccountName: {{ include "pinot-broker-warmup.serviceAccountName" $v }}
+{{- if $v.brokerCpuBoost.serviceAccount.create }}
+automountServiceAccountToken: false
+{{- end }}
+{{- end -}}
+{{- end -}}
+
+{{/*
+The broker container's resizePolicy with the boost: its CPU resized in place, without a restart.
+The whole key, or nothing when off (dict "Values" <values>).
+*/}}
+{{- define "pinot-broker-warmup.brokerResizePolicy" -}}
+{{- if and .Values.enabled .Values.brokerCpuBoost.enabled -}}
+resizePolicy:
+  - resourceName: cpu
+    restartPolicy: NotRequired
+{{- end -}}
+{{- end -}}
+
+{{/* Guaranteed-shaped resources: CPU and memory limits, requests (defaulting to them) equal. */}}
+{{- define "pinot-broker-warmup.guaranteedShape" -}}
+{{- $req := default dict .requests -}}
+{{- $lim := default dict .limits -}}
+{{- if and (hasKey $lim "cpu") (hasKey $lim "memory") -}}
+{{- $rc := default (get $lim "cpu") (get $req "cpu") -}}
+{{- $rm := default (get $lim "memory") (get $req "memory") -}}
+{{- if and (eq (include "pinot-broker-warmup.milliCpu" $rc) (include "pinot-broker-warmup.milliCpu" (get $lim "cpu"))) (eq (toString $rm) (toString (get $lim "memory"))) -}}
+true
+{{- end -}}
+{{- end -}}
+{{- end -}}
+
+{{/*
+The broker container's resources for an umbrella chart (dict "Values" <values> "Resources" <the
+broker's resources>): as given, with the boosted CPU when the boost is on. brokerCpuBoost.target
+must be the broker's CPU as given. The QoS class a resize may not change is kept: when the sidecar
+is Guaranteed-shaped (the pod's other containers are taken to be too), the broker's shape must be
+the same boosted and given back. Memory quantities are compared as written.
+*/}}
+{{- define "pinot-broker-warmup.brokerResources" -}}
+{{- $v := .Values -}}
+{{- $res := deepCopy (default dict .Resources) -}}
+{{- $boost := include "pinot-broker-warmup.cpuBoost" $v | fromYaml -}}
+{{- if $boost -}}
+{{- $t := $v.brokerCpuBoost.target -}}
+{{- $req := default dict $res.requests -}}
+{{- $lim := default dict $res.limits -}}
+{{- if or (ne (toString (default "" (get $req "cpu"))) (toString (default "" $t.request))) (ne (toString (default "" (get $lim "cpu"))) (toString (default "" $t.limit))) -}}
+{{- fail (printf "pinot-broker-warmup: brokerCpuBoost.target (request %q, limit %q) must be the broker container's CPU as configured (request %q, limit %q): the sidecar gives the CPU back to it" (toString (default "" $t.request)) (toString (default "" $t.limit)) (toString (default "" (get $req "cpu"))) (toString (default "" (get $lim "cpu")))) -}}
+{{- end -}}
+{{- $before := include "pinot-broker-warmup.guaranteedShape" $res -}}
+{{- $_ := set $req "cpu" $boost.request -}}
+{{- if $boost.limit -}}
+{{- $_ := set $lim "cpu" $boost.limit -}}
+{{- end -}}
+{{- $_ := set $res "requests" $req -}}
+{{- if $lim -}}
+{{- $_ := set $res "limits" $lim -}}
+{{- end -}}
+{{- if and (include "pinot-broker-warmup.guaranteedShape" $v.resources) (ne $before (include "pinot-broker-warmup.guaranteedShape" $res)) -}}
+{{- fail "pinot-broker-warmup: the boost would change the broker pod's QoS class (its CPU request equals its limit in a Guaranteed pod, or would come to), and a resize may not change it, so the give-back would be refused: boost the CPU request and limit to the same value, or keep the boosted request below the boosted limit" -}}
+{{- end -}}
+{{- end -}}
+{{- toYaml $res -}}
+{{- end -}}
+
+{{/*
+The objects the boost needs beside the pod (dict "Values" <values> "Release" .Release): the
+ServiceAccount (serviceAccount.create), a Role allowing get on the broker pods and patch on their
+resize subresource, by name, and nothing else, and its RoleBinding. A multi-document YAML stream,
+empty when off.
+*/}}
+{{- define "pinot-broker-warmup.cpuBoostObjects" -}}
+{{- $v := .Values -}}
+{{- $b := $v.brokerCpuBoost -}}
+{{- if and $v.enabled $b.enabled -}}
+{{- if not $b.statefulSetName -}}
+{{- fail "pinot-broker-warmup: brokerCpuBoost.statefulSetName is required: the broker StatefulSet whose pods the Role names (warmup-inject sets it)" -}}
+{{- end -}}
+{{- if lt (int $b.maxReplicas) 1 -}}
+{{- fail "pinot-broker-warmup: brokerCpuBoost.maxReplicas must be 1 or more: the Role names the pods <statefulSetName>-0 .. -(maxReplicas-1) (warmup-inject takes the StatefulSet's replicas)" -}}
+{{- end -}}
+{{- $sa := include "pinot-broker-warmup.serviceAccountName" $v -}}
+{{- $ns := .Release.Namespace -}}
+{{- $pods := list -}}
+{{- range $i := until (int $b.maxReplicas) -}}
+{{- $pods = append $pods (printf "%s-%d" $b.statefulSetName $i) -}}
+{{- end -}}
+{{- $name := printf "%s-warmup-cpu-boost" $b.statefulSetName -}}
+{{- if $b.serviceAccount.create }}
+apiVersion: v1
+kind: ServiceAccount
+metadata:
+  name: {{ $sa }}
+  namespace: {{ $ns }}
+  labels:
+    app.kubernetes.io/name: pinot-broker-warmup
+    app.kubernetes.io/component: cpu-boost
+# The broker pods' identity, holding only the resize right; its token is projected into the
+# sidecar container alone.
+automountServiceAccountToken: false
+---
+{{- end }}
+apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata:
+  name: {{ $name }}
+  namespace: {{ $ns }}
+  labels:
+    app.kubernetes.io/name: pinot-broker-warmup
+    app.kubernetes.io/component: cpu-boost
+# What the sidecar needs to give its own pod's CPU boost back, and nothing more: read the pod
+# (its start, the broker's CPU, the kubelet's report) and patch its resize subresource, on the
+# broker pods by name. Not pods (no spec edit), not pods/status, not list or watch.
+rules:
+  - apiGroups: [""]
+    resources: ["pods"]
+    verbs: ["get"]
+    resourceNames: {{ toJson $pods }}
+  - apiGroups: [""]
+    resources: ["pods/resize"]
+    verbs: ["patch"]
+    resourceNames: {{ toJson $pods }}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata:
+  name: {{ $name }}
+  namespace: {{ $ns }}
+  labels:
+    app.kubernetes.io/name: pinot-broker-warmup
+    app.kubernetes.io/component: cpu-boost
+roleRef:
+  apiGroup: rbac.authorization.k8s.io
+  kind: Role
+  name: {{ $name }}
+subjects:
+  - kind: ServiceAccount
+    name: {{ $sa }}
+    namespace: {{ $ns }}
+{{- end -}}
+{{- end -}}
+
+{{/* Where the sidecar reads its ServiceAccount token and the cluster CA. */}}
+{{- define "pinot-broker-warmup.kubeApiDir" -}}
+/var/run/secrets/kubernetes.io/serviceaccount
+{{- end -}}

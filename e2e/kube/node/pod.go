@@ -331,20 +331,22 @@ func (w *podWorker) start(ctx context.Context, c *container) {
 }
 
 // startProbes runs one goroutine per probe of the instance, ticking every periodSeconds from the
-// container's start.
+// container's start; the rules (the results so far) are the container's, across its instances.
 func (w *podWorker) startProbes(c *container) {
 	stop := make(chan struct{})
 	c.stopProb = func() { close(stop) }
-	c.probes = map[probeKind]*probeRules{}
-	id := c.id
-	for kind, spec := range map[probeKind]*corev1.Probe{
-		probeStartup: c.spec.StartupProbe, probeReadiness: c.spec.ReadinessProbe, probeLiveness: c.spec.LivenessProbe,
-	} {
-		if spec == nil {
-			continue
+	if c.probes == nil {
+		c.probes = map[probeKind]*probeRules{}
+		for kind, spec := range map[probeKind]*corev1.Probe{
+			probeStartup: c.spec.StartupProbe, probeReadiness: c.spec.ReadinessProbe, probeLiveness: c.spec.LivenessProbe,
+		} {
+			if spec != nil {
+				c.probes[kind] = &probeRules{kind: kind, spec: spec}
+			}
 		}
-		rules := &probeRules{kind: kind, spec: spec}
-		c.probes[kind] = rules
+	}
+	id := c.id
+	for _, rules := range c.probes {
 		p := prober{addr: w.hostAddr, userAgent: "kube-probe/" + w.a.minorVersion()}
 		go w.probeLoop(c, id, rules, p, stop)
 	}

@@ -108,6 +108,12 @@ func TestProbeRulesThresholds(t *testing.T) {
 			steps("a", true, ok, fail, fail, ok, fail, fail, fail), "s!s fs fs ss fs fs f!f"},
 		{"liveness: failureThreshold then on hold until a new container", probeLiveness, 1, 2,
 			append(steps("a", true, fail, fail, fail), steps("b", true, ok)...), "fs f!f -f ss"},
+		// The new container's result is the initial one (success), but the run of failures goes on:
+		// the kubelet's worker keeps lastResult and resultRun across the container's instances.
+		{"liveness: the run of results spans instances", probeLiveness, 1, 3,
+			append(steps("a", true, fail, fail), steps("b", true, fail)...), "fs fs f!f"},
+		{"startup: success then on hold", probeStartup, 1, 3,
+			append(steps("a", false, fail, ok), step{id: "a", started: false, outcome: ok}), "fu s!s -s"},
 		{"startup: failureThreshold then on hold", probeStartup, 1, 2,
 			steps("a", false, fail, fail, fail), "fu f!f -f"},
 	}

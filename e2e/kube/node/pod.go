@@ -122,14 +122,19 @@ func (w *podWorker) reconcile(ctx context.Context) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	now := time.Now()
+	exits := false
 	for _, c := range w.ctrs { // collect exits
 		if c.proc != nil && c.proc.Exited() && c.term == nil {
 			c.exited()
+			exits = true
 			w.log()("container exited", "container", c.spec.Name, "code", c.term.ExitCode, "reason", c.term.Message)
 			if !w.terminating {
 				w.afterExit(c, now)
 			}
 		}
+	}
+	if exits {
+		w.syncReadiness()
 	}
 	if w.pod.DeletionTimestamp != nil && !w.terminating {
 		w.beginTermination(now)
@@ -327,6 +332,7 @@ func (w *podWorker) start(ctx context.Context, c *container) {
 	if c.spec.ReadinessProbe == nil {
 		c.ready = c.started
 	}
+	w.syncReadiness() // the other containers' (this one's probes start at once)
 	w.startProbes(c)
 }
 
@@ -341,7 +347,7 @@ func (w *podWorker) startProbes(c *container) {
 			probeStartup: c.spec.StartupProbe, probeReadiness: c.spec.ReadinessProbe, probeLiveness: c.spec.LivenessProbe,
 		} {
 			if spec != nil {
-				c.probes[kind] = &probeRules{kind: kind, spec: spec}
+				c.probes[kind] = newProbeRules(kind, spec)
 			}
 		}
 	}
@@ -367,6 +373,10 @@ func (w *podWorker) probeLoop(c *container, id string, rules *probeRules, p prob
 	}
 	t := time.NewTicker(period)
 	defer t.Stop()
+	select { // a trigger meant for the previous instance: this one probes at once anyway
+	case <-rules.trigger:
+	default:
+	}
 	for {
 		w.mu.Lock()
 		if c.id != id {
@@ -398,6 +408,25 @@ func (w *podWorker) probeLoop(c *container, id string, rules *probeRules, p prob
 		case <-stop:
 			return
 		case <-t.C:
+		case <-rules.trigger:
+			t.Reset(period)
+		}
+	}
+}
+
+// syncReadiness is the kubelet's prober manager's UpdatePodStatus on a pod sync (under mu): a
+// started container whose readiness result is not success gets its readiness probe run at once.
+// The kubelet syncs a pod when a container starts or exits and when a probe result changes, so
+// a container whose startup probe just succeeded turns ready then, not a period later.
+func (w *podWorker) syncReadiness() {
+	for _, c := range w.ctrs {
+		r := c.probes[probeReadiness]
+		if r == nil || !c.started || !c.running() || r.result == resultSuccess {
+			continue
+		}
+		select {
+		case r.trigger <- struct{}{}:
+		default:
 		}
 	}
 }
@@ -426,6 +455,7 @@ func (w *podWorker) applyProbe(c *container, rules *probeRules, msg string) {
 		pr := c.proc
 		go stopProc(pr, time.Duration(grace)*time.Second)
 	}
+	w.syncReadiness()
 	w.poke()
 }
 

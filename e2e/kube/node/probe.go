@@ -48,6 +48,12 @@ type probeRules struct {
 	last        result // the last probe outcome
 	run         int    // consecutive probes with that outcome
 	onHold      bool   // liveness/startup failed: the container is being restarted
+	// trigger runs the probe now (the kubelet's manualTriggerCh), restarting its ticker.
+	trigger chan struct{}
+}
+
+func newProbeRules(kind probeKind, spec *corev1.Probe) *probeRules {
+	return &probeRules{kind: kind, spec: spec, trigger: make(chan struct{}, 1)}
 }
 
 // initial is the result a new container starts with: not ready, alive, not yet started.

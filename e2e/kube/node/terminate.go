@@ -75,7 +75,7 @@ func (w *podWorker) preStop(ctx context.Context, c *container, h *corev1.Lifecyc
 }
 
 // terminate advances a terminating pod (under mu): sidecars once the main containers are gone,
-// SIGKILL at the deadline, finished once nothing runs.
+// SIGKILL at the deadline, finished once every container's exit is collected.
 func (w *podWorker) terminate(now time.Time) {
 	mainRunning := false
 	for _, c := range w.ctrs {
@@ -103,8 +103,11 @@ func (w *podWorker) terminate(now time.Time) {
 			}
 		}
 	}
+	// Finished once every instance's exit is collected (reconcile does that before terminate), so
+	// the last status says how each container ended: one SIGKILLed a moment ago is no longer
+	// running but has no terminated state yet.
 	for _, c := range w.ctrs {
-		if c.running() {
+		if c.proc != nil && c.term == nil {
 			return
 		}
 	}

@@ -9,6 +9,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 )
 
@@ -39,7 +40,11 @@ func TestGracePeriod(t *testing.T) {
 	}{
 		{name: "SIGKILL when the grace period ends", grace: 3, want: want{term: 0, gone: 3 * time.Second}},
 		{name: "preStop sleep delays SIGTERM", grace: 6, hook: sleepHook(2), want: want{term: 2 * time.Second, gone: 6 * time.Second}},
+		// The hook is cut at the grace period; SIGTERM still gets its 2 s. (The API server refuses a
+		// sleep of terminationGracePeriodSeconds or more: only a deletion's grace can be shorter.)
+		{name: "preStop longer than the grace period", grace: 30, deleteGrace: ptr.To[int64](2), hook: sleepHook(5), want: want{term: 2 * time.Second, gone: 4 * time.Second}},
 		{name: "the deletion's shorter grace period", grace: 30, deleteGrace: ptr.To[int64](3), want: want{term: 0, gone: 3 * time.Second}},
+		{name: "a grace period under 2 s gives SIGTERM 2 s", grace: 30, deleteGrace: ptr.To[int64](1), want: want{term: 0, gone: 2 * time.Second}},
 	}
 	t.Run("group", func(t *testing.T) {
 		for i, tc := range cases {
@@ -84,5 +89,61 @@ func TestGracePeriod(t *testing.T) {
 			})
 		}
 
+		// Native sidecars stop after the main container exits, the later sidecar first; their preStop
+		// hooks run at once, as the kubelet runs every container's hook before the sidecar's wait.
+		t.Run("sidecars after the main container", func(t *testing.T) {
+			t.Parallel()
+			always := corev1.ContainerRestartPolicyAlways
+			pod := b.helperPod(ns, "sidecars", "TERM_DELAY=2s")
+			pod.Spec.TerminationGracePeriodSeconds = ptr.To[int64](20)
+			for i, name := range []string{"early", "late"} {
+				c := helperContainer(name, int32(8081+i), "TERM_DELAY=1s")
+				c.RestartPolicy = &always
+				c.Lifecycle = &corev1.Lifecycle{PreStop: &corev1.LifecycleHandler{HTTPGet: &corev1.HTTPGetAction{Path: "/prestop", Port: intstr.FromInt32(c.Ports[0].ContainerPort)}}}
+				pod.Spec.InitContainers = append(pod.Spec.InitContainers, c)
+			}
+			created, l := b.create(t, pod)
+			l.first(t, "running", time.Time{}, 30*time.Second, func(p *corev1.Pod) bool {
+				return containerStatus(p, "app").State.Running != nil
+			})
+			waitFor(t, "the main helper listening", 10*time.Second, func() (bool, error) {
+				evs, err := readEvents(b.eventsPath(created, "app"))
+				return len(pick(evs, "start", "")) > 0, err
+			})
+			t0 := time.Now()
+			if err := b.admin.CoreV1().Pods(ns).Delete(context.Background(), pod.Name, metav1.DeleteOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			gone := l.goneAt(t, time.Minute).Sub(t0)
+			one := func(ctr, name string) time.Time {
+				evs := pick(b.events(t, created, ctr), name, "")
+				if len(evs) == 0 {
+					t.Fatalf("%s: no %s event", ctr, name)
+				}
+				return evs[0].At
+			}
+			mainExit := one("app", "exit")
+			lateTerm, lateExit, earlyTerm := one("late", "sigterm"), one("late", "exit"), one("early", "sigterm")
+			t.Logf("main SIGTERM +%s exit +%s; late preStop +%s SIGTERM +%s exit +%s; early preStop +%s SIGTERM +%s; gone +%s",
+				secs(one("app", "sigterm").Sub(t0)), secs(mainExit.Sub(t0)), secs(one("late", "prestop").Sub(t0)), secs(lateTerm.Sub(t0)),
+				secs(lateExit.Sub(t0)), secs(one("early", "prestop").Sub(t0)), secs(earlyTerm.Sub(t0)), secs(gone))
+			if lateTerm.Before(mainExit) {
+				t.Errorf("sidecar late got SIGTERM %s before the main container exited", secs(mainExit.Sub(lateTerm)))
+			}
+			if earlyTerm.Before(lateExit) {
+				t.Errorf("sidecar early got SIGTERM %s before the later sidecar exited", secs(lateExit.Sub(earlyTerm)))
+			}
+			if d := lateTerm.Sub(mainExit); d > slack {
+				t.Errorf("sidecar late got SIGTERM %s after the main container exited, want within %s", secs(d), slack)
+			}
+			for _, ctr := range []string{"early", "late"} {
+				if d := one(ctr, "prestop").Sub(t0); d > slack {
+					t.Errorf("sidecar %s: preStop hook %s after the delete, want at once (within %s)", ctr, secs(d), slack)
+				}
+			}
+			if gone > 4*time.Second+slack {
+				t.Errorf("pod gone %s after the delete: 2 s + 1 s + 1 s of TERM_DELAY, want within %s more", secs(gone), slack)
+			}
+		})
 	})
 }

@@ -40,7 +40,6 @@ type podWorker struct {
 	setupErr    string
 	retrySetup  time.Time
 	terminating bool
-	deadline    time.Time
 	finished    bool
 	allocated   map[string]corev1.ResourceRequirements // per container, as applied to the cgroups
 	resize      *corev1.PodCondition                   // PodResizePending while a resize waits
@@ -137,10 +136,10 @@ func (w *podWorker) reconcile(ctx context.Context) {
 		w.syncReadiness()
 	}
 	if w.pod.DeletionTimestamp != nil && !w.terminating {
-		w.beginTermination(now)
+		w.beginTermination()
 	}
 	if w.terminating {
-		w.terminate(now)
+		w.terminate()
 		return
 	}
 	if w.setupAt.IsZero() {
@@ -432,7 +431,8 @@ func (w *podWorker) syncReadiness() {
 }
 
 // applyProbe acts on a changed result (under mu): readiness sets ready; startup success marks
-// the container started; a liveness or startup failure restarts the container.
+// the container started; a liveness or startup failure kills the container (killContainer, with
+// the probe's terminationGracePeriodSeconds if it has one, else the pod's) to be restarted.
 func (w *podWorker) applyProbe(c *container, rules *probeRules, msg string) {
 	w.log()("probe result changed", "container", c.spec.Name, "probe", rules.kind, "result", rules.result, "msg", msg)
 	switch rules.kind {
@@ -451,18 +451,10 @@ func (w *podWorker) applyProbe(c *container, rules *probeRules, msg string) {
 		if rules.spec.TerminationGracePeriodSeconds != nil {
 			grace = *rules.spec.TerminationGracePeriodSeconds
 		}
-		c.killing = true
-		pr := c.proc
-		go stopProc(pr, time.Duration(grace)*time.Second)
+		w.killContainer(c, grace, nil)
 	}
 	w.syncReadiness()
 	w.poke()
-}
-
-func stopProc(p *proc.Proc, grace time.Duration) {
-	if p != nil {
-		p.Stop(grace)
-	}
 }
 
 func (w *podWorker) graceSeconds() int64 {

@@ -125,6 +125,86 @@ func TestProbeTimings(t *testing.T) {
 			}
 		})
 
+		// A liveness failure (failureThreshold in a row) kills the container — its preStop hook
+		// first, as the kubelet's killContainer runs it for every kill — and the container restarts
+		// at once as a new instance; the next crash waits out the 10 s backoff (CrashLoopBackOff).
+		t.Run("liveness restarts", func(t *testing.T) {
+			t.Parallel()
+			const period, failure = 1, 2
+			pod := b.helperPod(ns, "liveness", "FAIL_AFTER=2s")
+			c := &pod.Spec.Containers[0]
+			c.LivenessProbe = httpProbe("/healthz", 0, period, 1, failure)
+			c.Lifecycle = &corev1.Lifecycle{PreStop: &corev1.LifecycleHandler{HTTPGet: &corev1.HTTPGetAction{Path: "/prestop", Port: intstr.FromString("http")}}}
+			created, l := b.create(t, pod)
+			defer b.deletePod(t, created, l)
+			running := l.first(t, "running", time.Time{}, 30*time.Second, func(p *corev1.Pod) bool {
+				return containerStatus(p, "app").State.Running != nil
+			})
+			firstID := containerStatus(running.Pod, "app").ContainerID
+			restarted := l.first(t, "restarted", running.At, 30*time.Second, func(p *corev1.Pod) bool {
+				cs := containerStatus(p, "app")
+				return cs.RestartCount == 1 && cs.State.Running != nil
+			})
+			cs := containerStatus(restarted.Pod, "app")
+			if cs.ContainerID == firstID || cs.ContainerID == "" {
+				t.Errorf("after the restart containerID %q, before %q: want a new one", cs.ContainerID, firstID)
+			}
+			if cs.LastTerminationState.Terminated == nil || cs.LastTerminationState.Terminated.ContainerID != firstID {
+				t.Errorf("lastState %+v, want the killed instance %s", cs.LastTerminationState, firstID)
+			}
+			// The second instance fails the same way; its restart waits out the backoff.
+			l.first(t, "CrashLoopBackOff", restarted.At, 30*time.Second, func(p *corev1.Pod) bool {
+				w := containerStatus(p, "app").State.Waiting
+				return w != nil && w.Reason == "CrashLoopBackOff"
+			})
+			var evs []helperEvent
+			waitFor(t, "the third instance", 40*time.Second, func() (bool, error) {
+				var err error
+				evs, err = readEvents(b.eventsPath(created, "app"))
+				return len(pick(evs, "start", "")) >= 3, err
+			})
+			starts := pick(evs, "start", "")
+			of := func(pid int, name string) []helperEvent {
+				var out []helperEvent
+				for _, e := range pick(evs, name, "") {
+					if e.PID == pid {
+						out = append(out, e)
+					}
+				}
+				return out
+			}
+			p1, p2 := starts[0].PID, starts[1].PID
+			term := of(p1, "sigterm")
+			if len(term) == 0 {
+				t.Fatalf("first instance got no SIGTERM: %v", evs)
+			}
+			var fails []helperEvent
+			for _, e := range withCode(before(pick(evs, "probe", "/healthz"), term[0].At), "503") {
+				if e.PID == p1 {
+					fails = append(fails, e)
+				}
+			}
+			if len(fails) < failure {
+				t.Fatalf("killed after %d failed liveness probes, failureThreshold %d: %v", len(fails), failure, evs)
+			}
+			if d := term[0].At.Sub(fails[failure-1].At); d > slack {
+				t.Errorf("SIGTERM %s after failure %d, want within %s", secs(d), failure, slack)
+			}
+			if pre := of(p1, "prestop"); len(pre) == 0 || pre[0].At.After(term[0].At) {
+				t.Errorf("preStop hook before the liveness kill's SIGTERM: got %v (SIGTERM %v)", pre, term[0])
+			}
+			if d := starts[1].At.Sub(term[0].At); d > slack {
+				t.Errorf("first restart %s after the kill, want at once (within %s)", secs(d), slack)
+			}
+			exit2 := of(p2, "exit")
+			if len(exit2) == 0 {
+				t.Fatalf("second instance did not exit by SIGTERM: %v", evs)
+			}
+			if d := starts[2].At.Sub(exit2[0].At); d < backoffInitial-300*time.Millisecond || d > backoffInitial+slack {
+				t.Errorf("second restart %s after the exit, want the %s backoff", secs(d), backoffInitial)
+			}
+		})
+
 		// The startup probe gates readiness and liveness: neither runs before it succeeds; then the
 		// readiness probe runs at once (the kubelet's status sync triggers it), not a period later.
 		t.Run("startup gates readiness", func(t *testing.T) {

@@ -168,8 +168,7 @@ func (w *podWorker) resizeIfAsked(now time.Time) {
 			continue
 		}
 		if !equality.Semantic.DeepEqual(old[c.spec.Name], w.allocated[c.spec.Name]) && restartOnResize(c.spec) {
-			c.killing = true
-			go stopProc(c.proc, time.Duration(w.graceSeconds())*time.Second)
+			w.killContainer(c, w.graceSeconds(), nil)
 		}
 	}
 }

@@ -33,7 +33,7 @@ func TestTerminateWaitsForTheExit(t *testing.T) {
 	w.ctrs = []*container{c}
 
 	w.mu.Lock()
-	w.terminate(time.Now())
+	w.terminate()
 	w.mu.Unlock()
 	if w.finished {
 		t.Fatalf("finished before the exit was collected: the last status shows %+v", w.containerStatus(c).State)

@@ -163,7 +163,9 @@ func (helperLauncher) Process(c launch.Container) (launch.Process, error) {
 	if err != nil {
 		return launch.Process{}, err
 	}
-	env := append(append([]string{}, c.Env...), "TESTBED_HELPER=http", "PORT="+strconv.Itoa(hp), "EVENTS="+c.Dir+"/events")
+	// GORACE: a -race build sleeps 1 s before it exits, which would read as the agent's delay.
+	env := append(append([]string{}, c.Env...), "TESTBED_HELPER=http", "PORT="+strconv.Itoa(hp), "EVENTS="+c.Dir+"/events",
+		"GORACE=atexit_sleep_ms=0")
 	return launch.Process{Argv: []string{os.Args[0]}, Env: env, Dir: c.Dir}, nil
 }
 

@@ -29,10 +29,12 @@ func TestProbeTimings(t *testing.T) {
 
 	t.Run("group", func(t *testing.T) {
 		// No probe before initialDelaySeconds after the container started; then one per periodSeconds;
-		// Ready with the first success (successThreshold 1).
+		// Ready with the first success (successThreshold 1). The period is shorter than the delay,
+		// so a probe the delay should have held back reaches the helper (not only one sent before it
+		// listens).
 		t.Run("initial delay and period", func(t *testing.T) {
 			t.Parallel()
-			const delay, period = 2, 2
+			const delay, period = 3, 1
 			pod := b.helperPod(ns, "delay")
 			pod.Spec.Containers[0].ReadinessProbe = httpProbe("/healthz", delay, period, 1, 1)
 			created, l := b.create(t, pod)

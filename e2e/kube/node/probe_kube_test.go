@@ -135,7 +135,7 @@ func TestProbeTimings(t *testing.T) {
 			const period, failure = 1, 2
 			pod := b.helperPod(ns, "liveness", "FAIL_AFTER=2s")
 			c := &pod.Spec.Containers[0]
-			c.LivenessProbe = httpProbe("/healthz", 0, period, 1, failure)
+			c.LivenessProbe = httpProbe("/healthz", 1, period, 1, failure) // a second for the helper to listen
 			c.Lifecycle = &corev1.Lifecycle{PreStop: &corev1.LifecycleHandler{HTTPGet: &corev1.HTTPGetAction{Path: "/prestop", Port: intstr.FromString("http")}}}
 			created, l := b.create(t, pod)
 			defer b.deletePod(t, created, l)

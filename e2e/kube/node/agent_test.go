@@ -5,12 +5,7 @@ package node
 import (
 	"context"
 	"fmt"
-	"net/http"
-	"os"
-	"os/signal"
-	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -21,120 +16,15 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/ptr"
-
-	"github.com/warmup-sidecar/warmup-sidecar/e2e/kube/controlplane"
-	"github.com/warmup-sidecar/warmup-sidecar/e2e/kube/launch"
-	"github.com/warmup-sidecar/warmup-sidecar/e2e/kube/podnet"
 )
-
-// The test binary doubles as the test image's process: with TESTBED_HELPER=http it serves 200 on
-// /healthz at PORT, and on SIGTERM waits TERM_DELAY before exiting (a broker draining).
-func TestMain(m *testing.M) {
-	if os.Getenv("TESTBED_HELPER") == "http" {
-		serveHelper()
-		return
-	}
-	os.Exit(m.Run())
-}
-
-func serveHelper() {
-	srv := &http.Server{Addr: "127.0.0.1:" + os.Getenv("PORT"), ReadHeaderTimeout: time.Second}
-	http.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) })
-	go srv.ListenAndServe()
-	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, syscall.SIGTERM)
-	<-sig
-	d, _ := time.ParseDuration(os.Getenv("TERM_DELAY"))
-	time.Sleep(d)
-	os.Exit(0)
-}
-
-// helperLauncher runs the test binary as image testbed/http, serving the container's first port.
-type helperLauncher struct{}
-
-func (helperLauncher) Process(c launch.Container) (launch.Process, error) {
-	port := 8080
-	hp, err := c.Net.HostPort(int32(port))
-	if err != nil {
-		return launch.Process{}, err
-	}
-	env := append(append([]string{}, c.Env...), "TESTBED_HELPER=http", "PORT="+strconv.Itoa(hp))
-	return launch.Process{Argv: []string{os.Args[0]}, Env: env, Dir: c.Dir}, nil
-}
-
-type bed struct {
-	cp    *controlplane.ControlPlane
-	admin kubernetes.Interface
-	agent *Agent
-	stop  func()
-}
-
-func startBed(t *testing.T) *bed {
-	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	dir := t.TempDir()
-	startCtx, startCancel := context.WithTimeout(ctx, 2*time.Minute)
-	defer startCancel()
-	cp, err := controlplane.Start(startCtx, controlplane.Options{Dir: dir + "/cp", Nodes: []string{"node-a"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	admin, _ := cp.Client(controlplane.UserAdmin)
-	nodeClient, err := cp.Client(controlplane.NodeUser("node-a"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	apiPort := cp.Server[strings.LastIndex(cp.Server, ":")+1:]
-	agent, err := New(Options{
-		Name: "node-a", Client: nodeClient, Dir: dir + "/node", Launchers: launch.Registry{"testbed/http": helperLauncher{}},
-		Net: podnet.New(26000, 10), CgroupRoot: fmt.Sprintf("warmup-testbed-test-%d", os.Getpid()),
-		CPU: resource.MustParse("2"), Memory: resource.MustParse("8Gi"), APIHost: "127.0.0.1", APIPort: apiPort,
-		Version: "v1.36.1",
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- agent.Run(ctx) }()
-	b := &bed{cp: cp, admin: admin, agent: agent}
-	b.stop = func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("agent: %v", err)
-		}
-		groups, pids := agent.Leftovers()
-		if len(groups) > 0 || len(pids) > 0 {
-			t.Errorf("left behind: cgroups %v, processes %v", groups, pids)
-		}
-		agent.Close()
-		cp.Stop()
-	}
-	return b
-}
-
-func waitFor(t *testing.T, what string, d time.Duration, f func() (bool, error)) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	var last error
-	for time.Now().Before(deadline) {
-		ok, err := f()
-		if ok {
-			return
-		}
-		last = err
-		time.Sleep(200 * time.Millisecond)
-	}
-	t.Fatalf("%s: not within %s (last error %v)", what, d, last)
-}
 
 // TestStatefulSetOnTheNode: the real scheduler and StatefulSet controller place two pods on the
 // agent; each runs in a cgroup with its CPU limit, turns Ready by its readiness probe, appears
 // ready in its Service's EndpointSlice; an in-place resize reaches the cgroup and the status; the
 // StatefulSet's deletion stops every process and removes every cgroup.
 func TestStatefulSetOnTheNode(t *testing.T) {
-	b := startBed(t)
+	b := startBed(t, "node-a")
 	defer b.stop()
 	ctx := context.Background()
 	ns := "testbed"

@@ -40,7 +40,6 @@ type podWorker struct {
 	setupErr    string
 	retrySetup  time.Time
 	terminating bool
-	deadline    time.Time
 	finished    bool
 	allocated   map[string]corev1.ResourceRequirements // per container, as applied to the cgroups
 	resize      *corev1.PodCondition                   // PodResizePending while a resize waits
@@ -122,20 +121,25 @@ func (w *podWorker) reconcile(ctx context.Context) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	now := time.Now()
+	exits := false
 	for _, c := range w.ctrs { // collect exits
 		if c.proc != nil && c.proc.Exited() && c.term == nil {
 			c.exited()
+			exits = true
 			w.log()("container exited", "container", c.spec.Name, "code", c.term.ExitCode, "reason", c.term.Message)
 			if !w.terminating {
 				w.afterExit(c, now)
 			}
 		}
 	}
+	if exits {
+		w.syncReadiness()
+	}
 	if w.pod.DeletionTimestamp != nil && !w.terminating {
-		w.beginTermination(now)
+		w.beginTermination()
 	}
 	if w.terminating {
-		w.terminate(now)
+		w.terminate()
 		return
 	}
 	if w.setupAt.IsZero() {
@@ -327,24 +331,27 @@ func (w *podWorker) start(ctx context.Context, c *container) {
 	if c.spec.ReadinessProbe == nil {
 		c.ready = c.started
 	}
+	w.syncReadiness() // the other containers' (this one's probes start at once)
 	w.startProbes(c)
 }
 
 // startProbes runs one goroutine per probe of the instance, ticking every periodSeconds from the
-// container's start.
+// container's start; the rules (the results so far) are the container's, across its instances.
 func (w *podWorker) startProbes(c *container) {
 	stop := make(chan struct{})
 	c.stopProb = func() { close(stop) }
-	c.probes = map[probeKind]*probeRules{}
-	id := c.id
-	for kind, spec := range map[probeKind]*corev1.Probe{
-		probeStartup: c.spec.StartupProbe, probeReadiness: c.spec.ReadinessProbe, probeLiveness: c.spec.LivenessProbe,
-	} {
-		if spec == nil {
-			continue
+	if c.probes == nil {
+		c.probes = map[probeKind]*probeRules{}
+		for kind, spec := range map[probeKind]*corev1.Probe{
+			probeStartup: c.spec.StartupProbe, probeReadiness: c.spec.ReadinessProbe, probeLiveness: c.spec.LivenessProbe,
+		} {
+			if spec != nil {
+				c.probes[kind] = newProbeRules(kind, spec)
+			}
 		}
-		rules := &probeRules{kind: kind, spec: spec}
-		c.probes[kind] = rules
+	}
+	id := c.id
+	for _, rules := range c.probes {
 		p := prober{addr: w.hostAddr, userAgent: "kube-probe/" + w.a.minorVersion()}
 		go w.probeLoop(c, id, rules, p, stop)
 	}
@@ -365,6 +372,10 @@ func (w *podWorker) probeLoop(c *container, id string, rules *probeRules, p prob
 	}
 	t := time.NewTicker(period)
 	defer t.Stop()
+	select { // a trigger meant for the previous instance: this one probes at once anyway
+	case <-rules.trigger:
+	default:
+	}
 	for {
 		w.mu.Lock()
 		if c.id != id {
@@ -396,12 +407,32 @@ func (w *podWorker) probeLoop(c *container, id string, rules *probeRules, p prob
 		case <-stop:
 			return
 		case <-t.C:
+		case <-rules.trigger:
+			t.Reset(period)
+		}
+	}
+}
+
+// syncReadiness is the kubelet's prober manager's UpdatePodStatus on a pod sync (under mu): a
+// started container whose readiness result is not success gets its readiness probe run at once.
+// The kubelet syncs a pod when a container starts or exits and when a probe result changes, so
+// a container whose startup probe just succeeded turns ready then, not a period later.
+func (w *podWorker) syncReadiness() {
+	for _, c := range w.ctrs {
+		r := c.probes[probeReadiness]
+		if r == nil || !c.started || !c.running() || r.result == resultSuccess {
+			continue
+		}
+		select {
+		case r.trigger <- struct{}{}:
+		default:
 		}
 	}
 }
 
 // applyProbe acts on a changed result (under mu): readiness sets ready; startup success marks
-// the container started; a liveness or startup failure restarts the container.
+// the container started; a liveness or startup failure kills the container (killContainer, with
+// the probe's terminationGracePeriodSeconds if it has one, else the pod's) to be restarted.
 func (w *podWorker) applyProbe(c *container, rules *probeRules, msg string) {
 	w.log()("probe result changed", "container", c.spec.Name, "probe", rules.kind, "result", rules.result, "msg", msg)
 	switch rules.kind {
@@ -420,17 +451,10 @@ func (w *podWorker) applyProbe(c *container, rules *probeRules, msg string) {
 		if rules.spec.TerminationGracePeriodSeconds != nil {
 			grace = *rules.spec.TerminationGracePeriodSeconds
 		}
-		c.killing = true
-		pr := c.proc
-		go stopProc(pr, time.Duration(grace)*time.Second)
+		w.killContainer(c, grace, nil)
 	}
+	w.syncReadiness()
 	w.poke()
-}
-
-func stopProc(p *proc.Proc, grace time.Duration) {
-	if p != nil {
-		p.Stop(grace)
-	}
 }
 
 func (w *podWorker) graceSeconds() int64 {

@@ -37,7 +37,8 @@ func (r result) String() string {
 
 // probeRules is the kubelet prober worker's decision, kept apart from any I/O (the kubelet's
 // pkg/kubelet/prober/worker.go doProbe): fed what the container is doing and, when a probe ran,
-// its outcome; it says what the container's result is now.
+// its outcome; it says what the container's result is now. Like the kubelet's worker it lives as
+// long as the pod's container, across the container's instances.
 type probeRules struct {
 	kind probeKind
 	spec *corev1.Probe
@@ -47,6 +48,12 @@ type probeRules struct {
 	last        result // the last probe outcome
 	run         int    // consecutive probes with that outcome
 	onHold      bool   // liveness/startup failed: the container is being restarted
+	// trigger runs the probe now (the kubelet's manualTriggerCh), restarting its ticker.
+	trigger chan struct{}
+}
+
+func newProbeRules(kind probeKind, spec *corev1.Probe) *probeRules {
+	return &probeRules{kind: kind, spec: spec, trigger: make(chan struct{}, 1)}
 }
 
 // initial is the result a new container starts with: not ready, alive, not yet started.
@@ -71,16 +78,16 @@ type containerView struct {
 }
 
 // shouldProbe says whether this tick runs the probe, applying the kubelet's gates in its order:
-// a new container resets the result, a held worker waits for the restart, a container that is
-// not running is not ready, liveness and startup stop judging a terminating pod, the initial
-// delay counts whole seconds since the container started, and startup gates the others.
+// a new instance resets the result (not the run of outcomes: the kubelet's lastResult and
+// resultRun carry over), a held worker waits for the restart, a container that is not running is
+// not ready, liveness and startup stop judging a terminating pod, the initial delay counts whole
+// seconds since the container started, and startup gates the others.
 func (w *probeRules) shouldProbe(now time.Time, c containerView) bool {
 	if c.ID == "" {
 		return false
 	}
 	if c.ID != w.containerID {
 		w.containerID, w.result, w.onHold = c.ID, w.kind.initial(), false
-		w.last, w.run = resultUnknown, 0
 	}
 	if w.onHold {
 		return false
@@ -103,8 +110,8 @@ func (w *probeRules) shouldProbe(now time.Time, c containerView) bool {
 }
 
 // record feeds one probe outcome; it returns whether the held result changed. Only
-// FailureThreshold failures or SuccessThreshold successes in a row change it; a liveness or
-// startup failure puts the worker on hold until the container is replaced.
+// FailureThreshold failures or SuccessThreshold successes in a row change it; a liveness failure
+// or any startup verdict puts the worker on hold until the container is replaced.
 func (w *probeRules) record(outcome result) bool {
 	if outcome == w.last {
 		w.run++
@@ -117,7 +124,7 @@ func (w *probeRules) record(outcome result) bool {
 	}
 	changed := w.result != outcome
 	w.result = outcome
-	if (w.kind == probeLiveness || w.kind == probeStartup) && outcome == resultFailure {
+	if (w.kind == probeLiveness && outcome == resultFailure) || w.kind == probeStartup {
 		w.onHold, w.run = true, 0
 	}
 	return changed

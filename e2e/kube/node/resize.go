@@ -15,39 +15,51 @@ func containerCPU(r corev1.ResourceRequirements) CPU {
 	return CPU{Shares: CPUShares(r.Requests.Cpu().MilliValue()), QuotaUs: CPUQuota(r.Limits.Cpu().MilliValue())}
 }
 
-// podRequestMilli is the pod's CPU request as allocated: its main containers and sidecars.
+// podRequestMilli is the pod's CPU request as allocated (see podCPUOf).
 func (w *podWorker) podRequestMilli() int64 {
-	var sum int64
-	for _, c := range w.ctrs {
-		if c.kind != kindInit {
-			r := w.allocated[c.spec.Name]
-			sum += r.Requests.Cpu().MilliValue()
-		}
-	}
-	return sum
+	_, req := w.podCPUOf(w.allocated)
+	return req
 }
 
-// podCPU is the pod cgroup's settings: shares for the sum of requests; a quota for the sum of
-// limits only when every container has a CPU limit (else the pod is not limited, as the kubelet
-// leaves a Burstable pod's quota unset).
+// podCPU is the pod cgroup's settings as allocated (see podCPUOf).
 func (w *podWorker) podCPU() CPU {
-	var limit int64
-	limited := true
+	cpu, _ := w.podCPUOf(w.allocated)
+	return cpu
+}
+
+// podCPUOf is the pod cgroup's settings for the containers' resources res, and the pod's CPU
+// request, as the kubelet computes them (cm.ResourceConfigForPod over component-helpers'
+// PodRequests and PodLimits, KEP-753): main containers and sidecars add up; a regular init
+// container counts with the sidecars started before it, and the pod takes the larger of the two.
+// Shares are for the request; a quota for the limit only when every container declared a CPU
+// limit (cpuLimitsDeclared, which for an init container looks at what it counts with: itself and
+// the sidecars before it), else the pod is not limited, as the kubelet leaves a Burstable pod's
+// quota unset.
+func (w *podWorker) podCPUOf(res map[string]corev1.ResourceRequirements) (CPU, int64) {
+	var req, limit, sideReq, sideLimit, initReq, initLimit int64
+	declared := true
 	for _, c := range w.ctrs {
-		if c.kind == kindInit {
-			continue
-		}
-		r := w.allocated[c.spec.Name]
-		if l := r.Limits.Cpu().MilliValue(); l > 0 {
-			limit += l
-		} else {
-			limited = false
+		r := res[c.spec.Name]
+		rq, lm := r.Requests.Cpu().MilliValue(), r.Limits.Cpu().MilliValue()
+		switch c.kind {
+		case kindMain:
+			req, limit = req+rq, limit+lm
+			declared = declared && lm > 0
+		case kindSidecar:
+			req, limit = req+rq, limit+lm
+			sideReq, sideLimit = sideReq+rq, sideLimit+lm
+			declared = declared && sideLimit > 0
+			initReq, initLimit = max(initReq, sideReq), max(initLimit, sideLimit)
+		case kindInit:
+			declared = declared && lm+sideLimit > 0
+			initReq, initLimit = max(initReq, rq+sideReq), max(initLimit, lm+sideLimit)
 		}
 	}
-	if !limited {
+	req, limit = max(req, initReq), max(limit, initLimit)
+	if !declared {
 		limit = 0
 	}
-	return CPU{Shares: CPUShares(w.podRequestMilli()), QuotaUs: CPUQuota(limit)}
+	return CPU{Shares: CPUShares(req), QuotaUs: CPUQuota(limit)}, req
 }
 
 func (a *Agent) admit(uid types.UID, milli int64) {
@@ -102,10 +114,14 @@ func (w *podWorker) resizeIfAsked(now time.Time) {
 		w.resize = nil
 		return
 	}
-	var want int64
-	for _, r := range desired {
-		want += r.Requests.Cpu().MilliValue()
+	all := map[string]corev1.ResourceRequirements{}
+	for k, v := range w.allocated {
+		all[k] = v
 	}
+	for k, v := range desired {
+		all[k] = v
+	}
+	_, want := w.podCPUOf(all)
 	capacity := w.a.o.CPU.MilliValue()
 	pending := func(reason, msg string) {
 		if w.resize == nil || w.resize.Reason != reason {
@@ -168,8 +184,7 @@ func (w *podWorker) resizeIfAsked(now time.Time) {
 			continue
 		}
 		if !equality.Semantic.DeepEqual(old[c.spec.Name], w.allocated[c.spec.Name]) && restartOnResize(c.spec) {
-			c.killing = true
-			go stopProc(c.proc, time.Duration(w.graceSeconds())*time.Second)
+			w.killContainer(c, w.graceSeconds(), nil)
 		}
 	}
 }

@@ -1,23 +1,31 @@
 #!/usr/bin/env bash
-# The rolling-restart study on a local real Pinot cluster: a fleet of brokers behind HAProxy whose
-# backends follow the Kubernetes endpoint model (docs/rollout-model.md), arms off, lb_slowstart,
-# on_default, on_slowstart, on_c1 interleaved.
+# The rolling-restart study on the Kubernetes test bed (docs/testbed.md): the official Pinot chart's
+# brokers as pods (each with a CPU request and limit; the sidecar added by warmup-inject in the ON
+# arms) beside a local real Pinot cluster's ZooKeeper, controller and servers; each rollout is a
+# helm upgrade the real StatefulSet controller carries out; the Service is a real HAProxy fed from
+# its EndpointSlices; arms off, lb_slowstart, on_default, on_slowstart, on_c1 interleaved.
 #
 #   scripts/rollout.sh          the full study (make rollout): 3 brokers, 3 rollouts per arm, one
 #                               scale-out per arm; writes results/rollout/latest.{json,md} and
 #                               latest-<arm>.png. ~6 min per rollout on 2 cores (the official chart's
-#                               60 s readiness delay per broker): ~1 h 45 min. Run it on a QUIET machine.
+#                               60 s readiness delay per broker): ~2 h. Run it on a QUIET machine.
 #   scripts/rollout.sh smoke    the smoke version (make rollout-smoke, part of make test): 2 brokers,
 #                               off and on_slowstart, 1 rollout each, 5 s probes, output in a temp dir
-#                               (or $ROLLOUT_WORK_DIR/out); exit 1 if the tool does not work. ~5 min.
+#                               (or $ROLLOUT_WORK_DIR/out); exit 1 if the tool does not work. ~6 min
+#                               once the control plane is built.
+#
+# Needs root (the test bed puts each pod in its own CPU cgroup) and the control plane that
+# scripts/install-kube.sh builds once into ~/.cache (~6 min on a clean machine; WARMUP_KUBE_BIN
+# points elsewhere).
 #
 # Environment:
 #   ROLLOUT_MIX         query mix: builtin (default), dashboard, api or mse
-#   ROLLOUT_RATE        arrivals per second through the balancer (default: calibrate on the warm fleet)
-#   ROLLOUT_BROKERS     brokers in the fleet (default 3; 2 when the machine cannot hold 3)
+#   ROLLOUT_RATE        arrivals per second through the Service (default: calibrate on the warm fleet)
+#   ROLLOUT_BROKERS     broker pods (default 3)
 #   ROLLOUT_ROLLOUTS    rollouts per arm (default 3)
-#   ROLLOUT_BASE_PORT   first port of the cluster (default 30000; it uses 70 ports, cluster.PortSpan)
-#   ROLLOUT_WORK_DIR    keep the cluster, HAProxy and sidecar logs and the raw traces there
+#   ROLLOUT_BASE_PORT   first port of the cluster (default 30000; it uses 70 ports, cluster.PortSpan,
+#                       and the pods' host ports follow, 20 per pod)
+#   ROLLOUT_WORK_DIR    keep the cluster's, the test bed's and HAProxy's logs and the raw traces there
 #   ROLLOUT_ARGS        more flags for `coldstart-bench rollout` (see `coldstart-bench rollout -h`)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -31,9 +39,14 @@ full | smoke) ;;
 	;;
 esac
 
-# HAProxy (Debian's) is the Service; install-tools.sh installs it with the other tools.
+# HAProxy (Debian's) is the Service and helm installs the chart; install-tools.sh installs both
+# with the other tools. The control plane is built (once) before the clock of the study starts.
 PATH="$(bash scripts/install-tools.sh | tail -1):$PATH"
 export PATH
+if [[ -z "${WARMUP_KUBE_BIN:-}" ]]; then
+	WARMUP_KUBE_BIN="$(bash scripts/install-kube.sh | tail -1)"
+	export WARMUP_KUBE_BIN
+fi
 
 tmp="$(mktemp -d -t rollout-bench.XXXXXX)"
 trap 'rm -rf "$tmp"' EXIT

@@ -54,9 +54,7 @@ type Config struct {
 	// Settle is the pause between one restart's end and the next restart.
 	Settle time.Duration
 
-	BasePort int
-	// Brokers the cluster starts with (0: 1): a fleet for the rollout study (e2e/rollout).
-	Brokers       int
+	BasePort      int
 	BrokerJVMOpts []string // nil: ChartBrokerJVMOpts
 	// ArmBrokerJVMOpts are added to one arm's restarted brokers, after BrokerJVMOpts (so they
 	// win): a JVM setting measured interleaved against the same sidecar in another arm (e.g.
@@ -246,7 +244,6 @@ func Setup(ctx context.Context, cfg Config) (*Env, error) {
 		PinotLibDir:   lib,
 		WorkDir:       filepath.Join(e.work, "cluster"),
 		BasePort:      cfg.BasePort,
-		Brokers:       cfg.Brokers,
 		Logger:        log,
 		BenchTable:    true,
 		BenchRows:     cfg.BenchRows,
@@ -332,11 +329,7 @@ func (e *Env) armOptsAll() map[string][]string {
 	return out
 }
 
-// BrokerJVMOpts are the JVM options of a broker started for arm (see brokerOpts), for
-// studies that start brokers of their own (e2e/rollout).
-func (e *Env) BrokerJVMOpts(arm, tag string) []string { return e.brokerOpts(arm, tag) }
-
-// SidecarBin is the warmup-sidecar binary Setup built.
+// SidecarBin is the warmup-sidecar binary Setup built (the rollout study's sidecar launcher runs it).
 func (e *Env) SidecarBin() string { return e.sidecar }
 
 // checkMix runs every query of the mix once: a query the broker rejects would turn the study

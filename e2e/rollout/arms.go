@@ -13,23 +13,22 @@ const (
 	ArmLBSlowStart = "lb_slowstart" // off + the balancer's slow start: the peers' ramp
 	ArmOnDefault   = "on_default"   // the sidecar with its defaults
 	ArmOnSlowStart = "on_slowstart" // both
-	ArmOnC1        = "on_c1"        // on_default + the broker on -XX:TieredStopAtLevel=1
+	ArmOnC1        = "on_c1"        // on_default + warmup-inject's brokerJvm.c1Only (-XX:TieredStopAtLevel=1)
 )
 
 // ArmOrder is every arm, in report order.
 var ArmOrder = []string{ArmOff, ArmLBSlowStart, ArmOnDefault, ArmOnSlowStart, ArmOnC1}
 
-// C1Opts is the broker JVM lever the README documents for the cold tail.
-var C1Opts = []string{"-XX:TieredStopAtLevel=1"}
-
 // DefaultSlowStart is the lb_slowstart ramp: HAProxy `slowstart 30s`.
 const DefaultSlowStart = 30 * time.Second
 
-// armSpec is what an arm changes: the sidecar, the balancer's ramp, the broker's JVM.
+// armSpec is what an arm changes: the sidecar (helm's post-renderer warmup-inject), the
+// balancer's ramp (HAProxy's slowstart), the broker's JIT (warmup-inject's brokerJvm.c1Only, the
+// lever the README documents for the cold tail).
 type armSpec struct {
 	sidecar   bool
 	slowStart bool
-	brokerJVM []string
+	c1        bool
 }
 
 func specOf(arm string) (armSpec, error) {
@@ -43,7 +42,7 @@ func specOf(arm string) (armSpec, error) {
 	case ArmOnSlowStart:
 		return armSpec{sidecar: true, slowStart: true}, nil
 	case ArmOnC1:
-		return armSpec{sidecar: true, brokerJVM: C1Opts}, nil
+		return armSpec{sidecar: true, c1: true}, nil
 	}
 	return armSpec{}, fmt.Errorf("arm %q: want one of %s", arm, strings.Join(ArmOrder, ", "))
 }

@@ -4,22 +4,22 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 )
 
-// Smoke returns cfg as the smoke run: two brokers, off and on_default, one rollout each, a model
-// with 5 s / 2 s broker probes instead of 60 s / 10 s, short windows, a short calibration on a
-// small table. It checks the tool end to end in a few minutes; its figures are no measurement.
+// Smoke returns cfg as the smoke run: two brokers of 700m CPU each, off and on_slowstart, one
+// rollout each, the broker's readiness probe at 5 s / 2 s instead of the chart's 60 s / 10 s and
+// the sidecar's every 2 s, short windows, a short calibration on a small table. It checks the
+// tool end to end on the test bed in a few minutes; its figures are no measurement.
 func Smoke(cfg Config) Config {
 	cfg.Smoke = true
 	cfg.Brokers, cfg.Rollouts = 2, 1
 	if len(cfg.Arms) == 0 {
 		cfg.Arms = []string{ArmOff, ArmOnSlowStart}
 	}
-	m := DefaultModel()
-	m.Broker.InitialDelay, m.Broker.Period = 5*time.Second, 2*time.Second
-	m.Sidecar.Period = 2 * time.Second
-	cfg.Model = m
+	cfg.BrokerCPURequest, cfg.BrokerCPULimit = "700m", "700m"
+	cfg.ReadinessDelay, cfg.ReadinessPeriod, cfg.SidecarProbePeriod = 5*time.Second, 2*time.Second, 2*time.Second
 	cfg.SlowStart = 5 * time.Second
 	cfg.Warm, cfg.Steady, cfg.Tail, cfg.Settle = 2*time.Second, 8*time.Second, 8*time.Second, time.Second
 	cfg.CalibrationLevels, cfg.CalibrationStep = []int{1, 4}, 2*time.Second
@@ -29,9 +29,10 @@ func Smoke(cfg Config) Config {
 	return cfg
 }
 
-// CheckStudy fails when the output shows the tool did not work: an arm without its rollouts, a
-// rollout without load, a pod never re-created, Ready or in service again, an ON pod whose
-// sidecar never reported warm, or a missing file.
+// CheckStudy fails when the output shows the tool did not work: an arm without its rollouts (or
+// its scale-out), an event without load, a pod never re-created, Ready or in service again, an ON pod whose
+// sidecar never reported warm, a platform not recorded (versions, every event's steady CPU with
+// each broker pod's), or a missing file.
 func CheckStudy(s *Study, cfg Config, o Outputs) error {
 	var errs []error
 	for _, arm := range cfg.Arms {
@@ -47,7 +48,14 @@ func CheckStudy(s *Study, cfg Config, o Outputs) error {
 				errs = append(errs, fmt.Errorf("%s rollout %d: the Java client sent nothing in the rollout", arm, r.N))
 			}
 		}
+		if cfg.ScaleOut && len(a.ScaleOuts) != 1 {
+			errs = append(errs, fmt.Errorf("%s: %d scale-outs, want 1", arm, len(a.ScaleOuts)))
+		}
+		for _, r := range a.ScaleOuts {
+			errs = append(errs, checkResult(r, spec, 1)...)
+		}
 	}
+	errs = append(errs, checkPlatform(s)...)
 	for _, p := range append([]string{o.JSON, o.Markdown}, o.PNGs...) {
 		if fi, err := os.Stat(p); err != nil || fi.Size() == 0 {
 			errs = append(errs, fmt.Errorf("output %s missing or empty", p))
@@ -71,15 +79,17 @@ func rollouts(a *Arm) []*Result {
 
 func checkResult(r *Result, spec armSpec, brokers int) []error {
 	var errs []error
-	name := fmt.Sprintf("%s rollout %d", r.Arm, r.N)
+	name := fmt.Sprintf("%s %s %d", r.Arm, r.Kind, r.N)
 	if r.Steady.Queries == 0 || r.Queries == 0 || r.Steady.OK == 0 {
 		errs = append(errs, fmt.Errorf("%s: no load (steady %d queries, %d ok; rollout %d)", name, r.Steady.Queries, r.Steady.OK, r.Queries))
 	}
 	if len(r.Pods) != brokers {
-		errs = append(errs, fmt.Errorf("%s: %d pods re-created, want %d", name, len(r.Pods), brokers))
+		errs = append(errs, fmt.Errorf("%s: %d pods created, want %d", name, len(r.Pods), brokers))
 	}
 	for _, p := range r.Pods {
-		if p.TerminateSeconds <= 0 || p.HealthySeconds <= 0 || p.ReadySeconds <= 0 || p.InServiceSeconds <= 0 {
+		// A scale-out's pod replaces none: it has no termination.
+		terminated := p.TerminateSeconds > 0 || r.Kind == "scale_out"
+		if !terminated || p.HealthySeconds <= 0 || p.ReadySeconds <= 0 || p.InServiceSeconds <= 0 {
 			errs = append(errs, fmt.Errorf("%s: pod %d never went through every transition: %+v", name, p.Pod, p))
 		}
 		if spec.sidecar && p.WarmSeconds <= 0 {
@@ -88,6 +98,39 @@ func checkResult(r *Result, spec armSpec, brokers int) []error {
 	}
 	if len(r.Seconds) == 0 || len(r.States) == 0 {
 		errs = append(errs, fmt.Errorf("%s: no timeline", name))
+	}
+	return errs
+}
+
+// checkPlatform: the test bed's versions and, for every event, a steady window in which every
+// broker pod's CPU was read.
+func checkPlatform(s *Study) []error {
+	p := s.Platform
+	if p == nil {
+		return []error{errors.New("no platform recorded")}
+	}
+	var errs []error
+	if p.Kubernetes == "" || p.Etcd == "" || p.Helm == "" || p.Chart == "" || p.Node.CPU == "" {
+		errs = append(errs, fmt.Errorf("platform: versions or node missing: kubernetes %q, etcd %q, helm %q, chart %q, node cpu %q",
+			p.Kubernetes, p.Etcd, p.Helm, p.Chart, p.Node.CPU))
+	}
+	events := 0
+	for _, a := range s.Arms {
+		events += len(a.Rollouts) + len(a.ScaleOuts)
+	}
+	if len(p.SteadyCPU) != events {
+		errs = append(errs, fmt.Errorf("platform: %d steady CPU windows for %d events", len(p.SteadyCPU), events))
+	}
+	for _, w := range p.SteadyCPU {
+		pods := 0
+		for _, g := range w.Groups {
+			if strings.HasPrefix(g.Name, "pod ") {
+				pods++
+			}
+		}
+		if pods != s.Brokers || w.Brokers <= 0 || w.Machine <= 0 {
+			errs = append(errs, fmt.Errorf("platform: %s: CPU of %d broker pods read (want %d), brokers %.2f cores, machine %.2f", w.Event, pods, s.Brokers, w.Brokers, w.Machine))
+		}
 	}
 	return errs
 }

@@ -6,12 +6,12 @@ import (
 	"github.com/warmup-sidecar/warmup-sidecar/e2e/coldstart"
 )
 
-// On this testbed every pod shares the machine's cores, so a pod starting its JVM or being
-// warmed by its sidecar (both out of service) slows the pods in service too, which Kubernetes,
-// giving each pod its own CPU, would not. The worst 10 s p99 mixes that with what readiness is
-// about: the cold serve of a pod that has just entered the Service. Two figures keep the causes
-// apart: each pod's first seconds in service, and the worst 10 s of the rollout when no pod was
-// starting or being warmed.
+// A pod starting its JVM or being warmed by its sidecar (both out of service) spends CPU the pods
+// in service may miss: on the test bed each broker has its own CPU limit, but the servers its
+// probes reach, the node's spare cores and (on the harness's former model) every core are shared.
+// The worst 10 s p99 mixes that with what readiness is about: the cold serve of a pod that has
+// just entered the Service. Two figures keep the causes apart: each pod's first seconds in
+// service, and the worst 10 s of the rollout when no pod was starting or being warmed.
 
 // EntrySpan is how long after a pod enters the Service its entry is measured: the cold serve
 // is its first burst of traffic.
@@ -23,7 +23,7 @@ type Entry struct {
 	Queries int     `json:"queries"`
 	P99Ms   float64 `json:"p99_ms"`
 	Ratio   float64 `json:"ratio"` // over the steady p99
-	// Busy: another pod was starting or being warmed meanwhile (it shares these cores).
+	// Busy: another pod was starting or being warmed meanwhile (it shares the servers and the node).
 	Busy bool `json:"busy,omitempty"`
 }
 

@@ -1,6 +1,7 @@
 package rollout
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -14,7 +15,7 @@ func Markdown(s *Study, name string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Rolling restart of %d brokers behind a load balancer (Pinot %s)\n\n", s.Brokers, s.PinotVersion)
 	if s.Smoke {
-		b.WriteString("**SMOKE RUN: a shortened model and windows; it checks the tool, its figures measure nothing.**\n\n")
+		b.WriteString("**SMOKE RUN: short probes and windows; it checks the tool, its figures measure nothing.**\n\n")
 	}
 	b.WriteString(Table(s))
 	b.WriteString("\n" + Method(s) + "\n")
@@ -24,7 +25,7 @@ func Markdown(s *Study, name string) string {
 		}
 	}
 	b.WriteString("\n## Every event\n\n")
-	b.WriteString("Bound: per pod, its termination + the later of the probe's initial delay and (broker start → healthy + the sidecar's budget, ON pods) + one probe period + the propagation + minReadySeconds; a rollout within it costs nothing beyond the broker's start, the budget and the model's delays.\n\n")
+	b.WriteString("Bound: per pod, its termination + the later of the probe's initial delay and (broker start → healthy + the sidecar's budget, ON pods) + one probe period + the Service's propagation + minReadySeconds; a rollout within it costs nothing beyond the broker's start, the budget and Kubernetes' own delays.\n\n")
 	b.WriteString("| arm | event | failed (shutdown / start / other) | cancelled (shutdown / start / other) | steady p99 | worst 10 s p99 | … with no pod starting or warming | first 10 s in service per pod (p99, × steady; * another pod starting or warming) | duration (bound) | start → Ready per pod (→ healthy) | terminate per pod | load avg |\n")
 	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, arm := range s.ArmNames() {
@@ -36,6 +37,7 @@ func Markdown(s *Study, name string) string {
 				r.DurationSeconds, Bound(s, r), podReady(r), podTerminate(r), r.LoadAverage)
 		}
 	}
+	b.WriteString(platformSection(s))
 	b.WriteString(javaSection(s))
 	for _, n := range s.Notes {
 		b.WriteString("\n- " + n)
@@ -89,10 +91,47 @@ func Table(s *Study) string {
 
 // Method says how the figures were made, in one paragraph.
 func Method(s *Study) string {
+	if s.Platform == nil {
+		return legacyMethod(s)
+	}
+	p := s.Platform
+	st := p.StatefulSet
+	sidecar := ""
+	if p.Sidecar != nil && st.SidecarProbe != nil {
+		sidecar = fmt.Sprintf(" (sidecar: CPU request %s, limit %s; readiness probe period %.0f s)", orNone(p.Sidecar.CPURequest), orNone(p.Sidecar.CPULimit), st.SidecarProbe.PeriodS)
+	}
+	return fmt.Sprintf("Method: the official Pinot chart (%s) installed by helm (%s) on the Kubernetes test bed (docs/testbed.md): "+
+		"Kubernetes %s (API server, controller manager, scheduler) on etcd %s, a node agent in the kubelet's place running each pod's containers "+
+		"as processes in the pod's own CPU cgroup, node capacity %s CPU. %d broker pods, the broker container with CPU request %s and limit %s%s, "+
+		"the chart's readiness probe (initialDelay %.0f s, period %.0f s, timeout %.0f s, success %d, failure %d), terminationGracePeriodSeconds %.0f, "+
+		"podManagementPolicy %s, updateStrategy %s, %s; ZooKeeper, a controller, 2 servers and the %d-row bench table (Pinot %s) run outside the pods, "+
+		"without a limit, on the same machine (%s). A rollout is `helm upgrade` with a new `kubectl.kubernetes.io/restartedAt` pod annotation and the arm's "+
+		"values (the ON arms add the sidecar with warmup-inject as the post-renderer; on_c1 sets its brokerJvm.c1Only, -XX:TieredStopAtLevel=1); the "+
+		"StatefulSet controller picks order and pace. A scale-out is `helm upgrade` with one more replica. The Service (the chart's %s) is Debian's "+
+		"HAProxy (round robin per request, no retries) whose servers the test bed's kube-proxy stand-in keeps to the Service's EndpointSlices "+
+		"(min sync period %.0f s). Open-loop load of the %s mix at %.0f QPS through it (%s), client timeout %.0f ms; failed = an error answer, "+
+		"cancelled = no answer within the timeout, counted from the helm upgrade to %.0f s after the StatefulSet reported every pod updated and Ready; "+
+		"steady p99 is the %.0f s before the upgrade. The worst 10 s is also given over the windows when no pod was starting its broker or being "+
+		"warmed by its sidecar (work that shares the servers and the node with the pods in service), and each pod's first 10 s in the Service "+
+		"(the cold serve readiness is about) on its own; lb_slowstart is HAProxy `slowstart %.0fs`. Arms interleaved.",
+		p.Chart, p.Helm, p.Kubernetes, p.Etcd, p.Node.CPU, s.Brokers, orNone(p.Broker.CPURequest), orNone(p.Broker.CPULimit), sidecar,
+		st.BrokerProbe.InitialDelayS, st.BrokerProbe.PeriodS, st.BrokerProbe.TimeoutS, st.BrokerProbe.Success, st.BrokerProbe.Failure,
+		st.TerminationGraceS, st.PodManagementPolicy, st.UpdateStrategy, brokerJVM(s), s.BenchRows, s.PinotVersion, s.Machine.String(),
+		brokerService, p.ProxyMinSyncS, mixName(s), s.RateQPS, rateSource(s), s.TimeoutMs, s.TailS, s.SteadyS, s.SlowStartS)
+}
+
+func orNone(q string) string { return cmp.Or(q, "none") }
+
+// legacyMethod is Method for a study made on the harness's model of Kubernetes, before the test
+// bed (its rules were docs/rollout-model.md, removed with the model).
+func legacyMethod(s *Study) string {
 	m := s.Model
+	if m == nil {
+		m = &LegacyModel{}
+	}
 	return fmt.Sprintf("Method: a real Pinot %s cluster on loopback (ZooKeeper, controller, 2 servers, %d brokers, the %d-row bench table), "+
 		"%s; the brokers sit behind Debian's HAProxy (one backend, round robin per request, no retries) whose servers follow the "+
-		"Kubernetes endpoint model of docs/rollout-model.md: a pod is in the backend only while Ready (the kubelet's rule with the official "+
+		"harness's former model of Kubernetes endpoints (before the test bed of docs/testbed.md): a pod is in the backend only while Ready (the kubelet's rule with the official "+
 		"chart's broker probe: initialDelay %.0f s, period %.0f s, timeout %.0f s, success %d, failure %d; ON pods also need the sidecar's "+
 		"/readyz under this chart's probe), a deleted pod leaves it %.0f s after its containers get SIGTERM (grace %.0f s, preStop %.0f s). "+
 		"Each rollout replaces the pods from the highest ordinal down like a StatefulSet RollingUpdate (minReadySeconds %.0f) under "+
@@ -108,7 +147,7 @@ func Method(s *Study) string {
 }
 
 func brokerJVM(s *Study) string {
-	return "brokers on the official chart's JVM options (" + strings.Join(s.BrokerJVMOpts, " ") + ")"
+	return "the brokers on the official chart's JVM options (" + strings.Join(s.BrokerJVMOpts, " ") + ")"
 }
 
 func mixName(s *Study) string {
@@ -242,7 +281,8 @@ func javaSection(s *Study) string {
 
 // Bound is what a rollout may cost by the issue's target: per re-created pod, its termination, the
 // later of the broker probe's initial delay and its start → healthy plus the sidecar's budget (ON
-// arms), one probe period of granularity, the propagation and minReadySeconds.
+// arms), one probe period of granularity, the Service's propagation (the proxy's min sync period;
+// the former model's propagation) and minReadySeconds.
 func Bound(s *Study, r *Result) float64 {
 	budget := 0.0
 	if spec, err := specOf(r.Arm); err == nil && spec.sidecar {
@@ -251,10 +291,17 @@ func Bound(s *Study, r *Result) float64 {
 			budget = d.Seconds()
 		}
 	}
-	m := s.Model
+	var probe ProbeJSON
+	var propagation, minReady float64
+	switch {
+	case s.Platform != nil:
+		probe, propagation, minReady = s.Platform.StatefulSet.BrokerProbe, s.Platform.ProxyMinSyncS, s.Platform.StatefulSet.MinReadyS
+	case s.Model != nil:
+		probe, propagation, minReady = s.Model.BrokerProbe, s.Model.PropagationS, s.Model.MinReadyS
+	}
 	total := 0.0
 	for _, p := range r.Pods {
-		total += p.TerminateSeconds + max(m.BrokerProbe.InitialDelayS, p.HealthySeconds+budget) + m.BrokerProbe.PeriodS + m.PropagationS + m.MinReadyS
+		total += p.TerminateSeconds + max(probe.InitialDelayS, p.HealthySeconds+budget) + probe.PeriodS + propagation + minReady
 	}
 	return total
 }

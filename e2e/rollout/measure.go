@@ -8,7 +8,7 @@ import (
 
 // Phase of a rollout a client query met.
 const (
-	PhaseSteady   = "steady"   // before the first deletion
+	PhaseSteady   = "steady"   // before the rollout (the helm upgrade)
 	PhaseShutdown = "shutdown" // a pod deleted, until its containers exited (+ the client timeout)
 	PhaseStart    = "start"    // a pod created, until the next deletion or the end of the load
 )
@@ -50,8 +50,8 @@ type Second struct {
 
 // Bounds place a rollout on the load's clock.
 type Bounds struct {
-	Steady coldstart.Window // warm fleet, before the first deletion
-	// Rollout is [first deletion, the load's end): the last pod's cold start comes after its Ready.
+	Steady coldstart.Window // warm fleet, before the rollout
+	// Rollout is [the helm upgrade, the load's end): the last pod's cold start comes after its Ready.
 	Rollout coldstart.Window
 	// Done is when the last pod became available (the rollout's own end).
 	Done time.Duration

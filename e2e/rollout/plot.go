@@ -30,7 +30,7 @@ var (
 // plotFloorMs: the p99 axis is logarithmic.
 const plotFloorMs = 1
 
-// TimelinePNG draws one rollout on the seconds since its first deletion: throughput and
+// TimelinePNG draws one rollout on the seconds since its start (the helm upgrade): throughput and
 // failed + cancelled queries per second, p50 and p99 per second, and each pod's state.
 func TimelinePNG(r *Result, s *Study) ([]byte, error) {
 	x0 := r.RolloutStartSeconds
@@ -151,7 +151,7 @@ func latencyPlot(r *Result, x0 float64) (*plot.Plot, error) {
 
 func statesPlot(r *Result, x0 float64, brokers int) (*plot.Plot, error) {
 	p := plot.New()
-	p.X.Label.Text = "seconds since the first deletion"
+	p.X.Label.Text = "seconds since the rollout began (helm upgrade)"
 	p.Y.Label.Text = "pod"
 	rows := brokers
 	for _, sp := range r.States {

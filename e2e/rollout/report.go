@@ -13,7 +13,8 @@ type Result struct {
 	Kind      string    `json:"kind"` // "rollout" or "scale_out"
 	StartedAt time.Time `json:"started_at"`
 	// Failed are queries answered with an error (or a transport failure), Cancelled those with
-	// no answer within the client timeout, over the rollout window (first deletion → end of load).
+	// no answer within the client timeout, over the rollout window (the helm upgrade → the end of
+	// the load).
 	Queries       int     `json:"queries"`
 	Failed        int     `json:"failed"`
 	Cancelled     int     `json:"cancelled"`
@@ -21,7 +22,7 @@ type Result struct {
 	CancelledRate float64 `json:"cancelled_rate"`
 	// ByPhase splits them by pod and phase (shutdown / start; "other" outside every span).
 	ByPhase []PhaseCount `json:"by_phase"`
-	// SteadyFailed, SteadyCancelled: the warm fleet's, before the first deletion (want 0).
+	// SteadyFailed, SteadyCancelled: the warm fleet's, before the rollout (want 0).
 	SteadyFailed    int                   `json:"steady_failed"`
 	SteadyCancelled int                   `json:"steady_cancelled"`
 	Steady          coldstart.WindowStats `json:"steady"`
@@ -29,22 +30,23 @@ type Result struct {
 	// Worst10sP99Ms is the highest p99 of any 10 s window of the rollout window; Ratio is it
 	// over the steady p99.
 	Worst10sP99Ms     float64 `json:"worst_10s_p99_ms"`
-	Worst10sAtSeconds float64 `json:"worst_10s_at_s"` // from the first deletion
+	Worst10sAtSeconds float64 `json:"worst_10s_at_s"` // from the rollout's start
 	Worst10sRatio     float64 `json:"worst_10s_ratio"`
 	// Entries: each pod's first EntrySpan in the Service, the cold serve readiness is about;
 	// QuietWorst10s*: the worst 10 s p99 of the windows when no pod was starting or being warmed
-	// (entry.go: on this testbed those share the serving pods' cores). 0 when there was none.
+	// (entry.go: those share the servers and the node with the serving pods). 0 when there was none.
 	Entries            []Entry `json:"entries,omitempty"`
 	QuietWorst10sP99Ms float64 `json:"quiet_worst_10s_p99_ms"`
 	QuietWorst10sRatio float64 `json:"quiet_worst_10s_ratio"`
-	// DurationSeconds: first deletion (or the scale-out's creation) → last pod available.
+	// DurationSeconds: the helm upgrade → the StatefulSet's status reporting every pod updated
+	// and Ready (on the harness's former model: first deletion → last pod available).
 	DurationSeconds float64    `json:"duration_s"`
 	Pods            []PodTimes `json:"pods"`
 	// Seconds is the whole load second by second (for the timeline; t_s from the load's start).
 	Seconds []Second `json:"seconds"`
 	// States are each pod's states on the Seconds clock.
 	States []StateSpan `json:"states"`
-	// RolloutStartSeconds places the first deletion on the Seconds clock.
+	// RolloutStartSeconds places the rollout's start (the helm upgrade) on the Seconds clock.
 	RolloutStartSeconds float64 `json:"rollout_start_s"`
 	LoadAverage         string  `json:"load_average"` // the machine's, before the event
 	// JavaClient: the queries of the client that picks brokers itself (Config.JavaClient).
@@ -67,8 +69,12 @@ type Study struct {
 	Mix          string                 `json:"mix,omitempty"`
 	Queries      coldstart.Mix          `json:"queries"`
 	TimeoutMs    float64                `json:"timeout_ms"`
-	Model        ModelJSON              `json:"model"`
-	SlowStartS   float64                `json:"lb_slowstart_s"`
+	// Platform is the Kubernetes test bed the study ran on.
+	Platform *Platform `json:"platform,omitempty"`
+	// Model is a study's made before the test bed, on the harness's model of Kubernetes (its
+	// rules, removed since): kept so their reports re-render as they were made.
+	Model      *LegacyModel `json:"model,omitempty"`
+	SlowStartS float64      `json:"lb_slowstart_s"`
 	// WarmS, SteadyS, TailS: the load before the steady window, the steady window, and the load
 	// after the last pod became available.
 	WarmS         float64           `json:"warm_s"`
@@ -85,32 +91,15 @@ type Study struct {
 	FinishedAt    time.Time         `json:"finished_at,omitzero"`
 }
 
-// ModelJSON is the model in seconds, for the record.
-type ModelJSON struct {
+// LegacyModel is the harness's model of Kubernetes a study made before the test bed recorded, in
+// seconds.
+type LegacyModel struct {
 	BrokerProbe  ProbeJSON `json:"broker_probe"`
 	SidecarProbe ProbeJSON `json:"sidecar_probe"`
 	PropagationS float64   `json:"propagation_s"`
 	GraceS       float64   `json:"termination_grace_s"`
 	PreStopS     float64   `json:"prestop_s"`
 	MinReadyS    float64   `json:"min_ready_s"`
-}
-
-// ProbeJSON is a Probe in seconds.
-type ProbeJSON struct {
-	InitialDelayS float64 `json:"initial_delay_s"`
-	PeriodS       float64 `json:"period_s"`
-	TimeoutS      float64 `json:"timeout_s"`
-	Success       int     `json:"success"`
-	Failure       int     `json:"failure"`
-}
-
-func probeJSON(p Probe) ProbeJSON {
-	return ProbeJSON{p.InitialDelay.Seconds(), p.Period.Seconds(), p.Timeout.Seconds(), p.Success, p.Failure}
-}
-
-func modelJSON(m Model) ModelJSON {
-	return ModelJSON{BrokerProbe: probeJSON(m.Broker), SidecarProbe: probeJSON(m.Sidecar), PropagationS: m.Propagation.Seconds(),
-		GraceS: m.Grace.Seconds(), PreStopS: m.PreStop.Seconds(), MinReadyS: m.MinReady.Seconds()}
 }
 
 // ArmNames lists the study's arms in report order.

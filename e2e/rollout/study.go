@@ -1,3 +1,11 @@
+// Package rollout measures what a client sees through the broker Service during a rolling
+// restart of the official Pinot chart's brokers on the Kubernetes test bed (e2e/kube, docs/testbed.md):
+// a real control plane, the brokers as pods of the chart (each with its CPU request and limit, and
+// in the ON arms the warmup sidecar added by warmup-inject as helm's post-renderer), a rollout as
+// the operator makes one (`helm upgrade` of the pod template: the real StatefulSet controller picks
+// order and pace), the Service as a real HAProxy fed by the test bed's kube-proxy stand-in. The
+// study runs every arm's rollouts interleaved under open-loop load (e2e/coldstart) and writes
+// results/rollout/.
 package rollout
 
 import (
@@ -7,34 +15,46 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/warmup-sidecar/warmup-sidecar/e2e/bench"
 	"github.com/warmup-sidecar/warmup-sidecar/e2e/cluster"
 	"github.com/warmup-sidecar/warmup-sidecar/e2e/coldstart"
-	"github.com/warmup-sidecar/warmup-sidecar/e2e/haproxy"
 	"github.com/warmup-sidecar/warmup-sidecar/e2e/zkclient"
 )
 
 // DefaultBasePort keeps the rollout study's cluster clear of the e2e tests' and the cold-start
-// study's.
+// study's; the pods' host ports follow the cluster's (cluster.PortSpan above it).
 const DefaultBasePort = 30000
 
 // DefaultFleetWarmup is the command's load before the first event when the rate is given (no
 // calibration to warm the fleet).
 const DefaultFleetWarmup = 2 * time.Minute
 
+// The broker container's CPU by default (docs/testbed.md#the-rollout-study-on-the-bed): 3 brokers'
+// limits take 0.9 of the machine's 2 cores, leaving the servers, ZooKeeper, the controller, the
+// control plane and the load generator (outside the pods, unlimited) the rest, so that the
+// brokers' quota, not the machine, bounds the fleet (at 3 × 500m the servers and the machine
+// did); requests equal limits, and 4 pods (a scale-out) with their sidecars fit the node.
+const (
+	DefaultBrokerCPURequest = "300m"
+	DefaultBrokerCPULimit   = "300m"
+)
+
+// DefaultProxySync is kube-proxy's default --iptables-min-sync-period.
+const DefaultProxySync = time.Second
+
 // Config is one rollout study.
 type Config struct {
 	Arms     []string // default: ArmOrder
 	Rollouts int      // per arm (default 3)
-	// ScaleOut adds one scale-out per arm after the rollouts: a pod joins the warm fleet.
+	// ScaleOut adds one scale-out per arm, right after the arm's rollout of the last round (the
+	// fleet then has the arm's pod template: a scale-out with another would roll every pod).
 	ScaleOut bool
 	Brokers  int     // the fleet (default 3)
 	Rate     float64 // arrivals/s through the balancer; 0: calibrate on the warm fleet
@@ -52,13 +72,24 @@ type Config struct {
 	Timeout            time.Duration // client timeout
 	Mix                coldstart.Mix
 	MixName            string
-	Model              Model
-	SlowStart          time.Duration // the balancer's slow start in the *_slowstart arms
+	// BrokerCPURequest and BrokerCPULimit are the broker container's (chart values
+	// broker.resources; the official chart sets none). Defaults: DefaultBrokerCPU*.
+	BrokerCPURequest, BrokerCPULimit string
+	// ReadinessDelay and ReadinessPeriod are the broker readiness probe's initialDelaySeconds
+	// and periodSeconds (chart values broker.probes.readiness; 0: the chart's 60 s and 10 s).
+	ReadinessDelay, ReadinessPeriod time.Duration
+	// SidecarProbePeriod is the sidecar readiness probe's periodSeconds (warmup-inject's
+	// readinessProbe.periodSeconds; 0: the sidecar chart's 5 s).
+	SidecarProbePeriod time.Duration
+	// ProxySync is the service proxy's minimum sync period (0: DefaultProxySync).
+	ProxySync time.Duration
+	SlowStart time.Duration // the balancer's slow start in the *_slowstart arms
 	// JavaClient runs, beside the balancer's load, a client that picks brokers as Pinot's Java
 	// client does (e2e/zkclient) at JavaClientQPS (0: a tenth of the rate, at least 1).
 	JavaClient    bool
 	JavaClientQPS float64
-	// SidecarEnv is added to every ON pod's sidecar (e.g. WARMUP_BUDGET).
+	// SidecarEnv are sidecar settings as WARMUP_* variables (e.g. WARMUP_BUDGET): each becomes
+	// the sidecar chart's warmup value that sets it, in warmup-inject's values.
 	SidecarEnv map[string]string
 	BasePort   int
 	BenchRows  int
@@ -90,9 +121,9 @@ func (c Config) withDefaults() Config {
 	if c.Mix == nil {
 		c.Mix, c.MixName = coldstart.DefaultMix(cluster.TableBench), coldstart.MixBuiltin
 	}
-	if c.Model == (Model{}) {
-		c.Model = DefaultModel()
-	}
+	c.BrokerCPURequest = cmp.Or(c.BrokerCPURequest, DefaultBrokerCPURequest)
+	c.BrokerCPULimit = cmp.Or(c.BrokerCPULimit, DefaultBrokerCPULimit)
+	c.ProxySync = cmp.Or(c.ProxySync, DefaultProxySync)
 	c.SlowStart = cmp.Or(c.SlowStart, DefaultSlowStart)
 	c.BasePort = cmp.Or(c.BasePort, DefaultBasePort)
 	c.Name = cmp.Or(c.Name, "latest")
@@ -108,44 +139,82 @@ func (c Config) check() error {
 			return err
 		}
 	}
+	req, rerr := milliCPU(c.BrokerCPURequest)
+	lim, lerr := milliCPU(c.BrokerCPULimit)
 	switch {
 	case c.Rollouts < 1:
 		return fmt.Errorf("rollouts %d: want ≥ 1", c.Rollouts)
-	case c.Brokers < 2 || c.Brokers >= cluster.MaxBrokers && c.ScaleOut || c.Brokers > cluster.MaxBrokers:
-		return fmt.Errorf("brokers %d: want 2–%d (one slot stays free for the scale-out)", c.Brokers, cluster.MaxBrokers-1)
+	case c.Brokers < 2:
+		return fmt.Errorf("brokers %d: want ≥ 2", c.Brokers)
 	case c.Rate < 0:
 		return fmt.Errorf("rate %g: want ≥ 0 (0: calibrate)", c.Rate)
 	case c.FleetWarmup < 0:
 		return fmt.Errorf("fleet warmup %s: want ≥ 0", c.FleetWarmup)
 	case c.Warm < 0 || c.Steady <= 0 || c.Tail < 0:
 		return fmt.Errorf("warm %s, steady %s, tail %s: want warm ≥ 0, steady > 0, tail ≥ 0", c.Warm, c.Steady, c.Tail)
+	case rerr != nil || lerr != nil:
+		return fmt.Errorf("broker CPU request %q, limit %q: want Kubernetes CPU quantities (500m, 1): %w", c.BrokerCPURequest, c.BrokerCPULimit, errors.Join(rerr, lerr))
+	case req <= 0 || lim < req:
+		return fmt.Errorf("broker CPU request %s, limit %s: want a request > 0 and a limit ≥ it (the study isolates brokers)", c.BrokerCPURequest, c.BrokerCPULimit)
+	case c.ReadinessDelay < 0 || c.ReadinessPeriod < 0 || c.SidecarProbePeriod < 0:
+		return fmt.Errorf("readiness delay %s, period %s, sidecar probe period %s: want ≥ 0 (0: the chart's)", c.ReadinessDelay, c.ReadinessPeriod, c.SidecarProbePeriod)
+	case c.ProxySync < 0:
+		return fmt.Errorf("proxy sync %s: want ≥ 0", c.ProxySync)
 	case c.Out == "":
 		return errors.New("out: want a results directory")
 	}
-	return c.Model.check()
+	if _, err := sidecarValues(c.SidecarEnv); err != nil {
+		return err
+	}
+	return c.checkFits(req, int64(runtime.NumCPU())*1000)
 }
 
-// env is a running study: the cluster, the fleet on it, the results so far.
+// checkFits: the scheduler must place every pod the study asks for on the node (the test bed's
+// node has the machine's cores): the fleet, plus the scale-out's pod, each asking the broker's CPU request and, in an ON
+// arm, the sidecar's. A pod that does not fit stays Pending and the event never ends.
+func (c Config) checkFits(brokerReq, nodeMilli int64) error {
+	sidecar := int64(0)
+	for _, a := range c.Arms {
+		if s, _ := specOf(a); s.sidecar {
+			m, err := sidecarCPURequest()
+			if err != nil {
+				return err
+			}
+			sidecar = m
+		}
+	}
+	pods := int64(c.serviceSlots())
+	if need := pods * (brokerReq + sidecar); need > nodeMilli {
+		return fmt.Errorf("broker CPU request %s: %d pods × (%dm + the sidecar's %dm) = %dm, more than the node's %dm: the scheduler would leave a pod Pending; lower the request or the brokers",
+			c.BrokerCPURequest, pods, brokerReq, sidecar, need, nodeMilli)
+	}
+	return nil
+}
+
+// env is a running study: the cluster, the test bed around it, the results so far.
 type env struct {
 	cfg   Config
 	bench *bench.Env
-	fleet *Fleet
+	bed   *bed
+	w     *watcher
+	cpu   *cpuMeter
 	study *Study
 	work  string
 	tags  map[string]int // events per arm
 }
 
-// RunStudy starts the fleet, calibrates the rate through the balancer (unless given), then runs
-// each arm's rollouts interleaved (round r runs every arm once, its order rotated by r) and,
-// with ScaleOut, one scale-out per arm. The results are rewritten after every event, so an
-// interrupted study leaves what it measured.
-func RunStudy(ctx context.Context, cfg Config) (*Study, error) {
+// RunStudy starts the cluster and the test bed, installs the chart's brokers, calibrates the
+// rate through the Service (unless given), then runs each arm's rollouts interleaved (round r
+// runs every arm once, its order rotated by r) and, with ScaleOut, one scale-out per arm in the
+// last round. The results are rewritten after every event, so an interrupted study leaves what
+// it measured.
+func RunStudy(ctx context.Context, cfg Config) (_ *Study, err error) {
 	cfg = cfg.withDefaults()
 	if err := cfg.check(); err != nil {
 		return nil, fmt.Errorf("rollout study: %w", err)
 	}
 	log := cfg.Logger
-	benv, err := bench.Setup(ctx, bench.Config{Mix: cfg.Mix, MixName: cfg.MixName, BasePort: cfg.BasePort, Brokers: cfg.Brokers,
+	benv, err := bench.Setup(ctx, bench.Config{Mix: cfg.Mix, MixName: cfg.MixName, BasePort: cfg.BasePort,
 		BenchRows: cfg.BenchRows, Timeout: cfg.Timeout, WorkDir: cfg.WorkDir, KeepWorkDir: cfg.KeepWorkDir,
 		CalibrationLevels: cfg.CalibrationLevels, CalibrationStep: cfg.CalibrationStep, RateFractions: cfg.RateFractions,
 		Logger: log, Progress: cfg.Progress})
@@ -154,14 +223,37 @@ func RunStudy(ctx context.Context, cfg Config) (*Study, error) {
 	}
 	defer benv.Close()
 	e := &env{cfg: cfg, bench: benv, work: benv.WorkDir(), tags: map[string]int{}}
-	if e.fleet, err = NewFleet(benv.Cluster, cfg.Model, filepath.Join(e.work, "logs"), log); err != nil {
+	if e.bed, err = startBed(ctx, cfg, benv.Cluster, benv.SidecarBin(), filepath.Join(e.work, "kube")); err != nil {
 		return nil, err
 	}
-	defer e.fleet.Close()
+	defer func() {
+		if serr := e.bed.stop(); serr != nil {
+			log.Error("test bed", "error", serr)
+			err = errors.Join(err, serr)
+		}
+	}()
+	lim, _ := milliCPU(cfg.BrokerCPULimit)
+	e.cpu = &cpuMeter{b: e.bed, limit: float64(lim) / 1000}
+	e.w = newWatcher(e.bed.Bed, log)
+	wctx, stopWatch := context.WithCancel(context.Background())
+	watched := make(chan error, 1)
+	go func() { watched <- e.w.run(wctx, e.bed.Admin) }()
+	defer func() { stopWatch(); <-watched }()
+	if err := e.w.waitSynced(ctx); err != nil {
+		return nil, err
+	}
+	log.Info("installing the chart's brokers", "brokers", cfg.Brokers, "cpu_request", cfg.BrokerCPURequest, "cpu_limit", cfg.BrokerCPULimit)
+	if err := e.bed.install(ctx); err != nil {
+		return nil, err
+	}
+	platform, err := e.bed.platform(ctx)
+	if err != nil {
+		return nil, err
+	}
 	e.study = &Study{PinotVersion: benv.PinotVersion(), Brokers: cfg.Brokers, BenchRows: cmp.Or(cfg.BenchRows, 1_000_000), Mix: cfg.MixName, Queries: cfg.Mix,
-		TimeoutMs: float64(cfg.Timeout.Milliseconds()), Model: modelJSON(cfg.Model), SlowStartS: cfg.SlowStart.Seconds(),
+		TimeoutMs: float64(cfg.Timeout.Milliseconds()), Platform: platform, SlowStartS: cfg.SlowStart.Seconds(),
 		WarmS: cfg.Warm.Seconds(), SteadyS: cfg.Steady.Seconds(), TailS: cfg.Tail.Seconds(),
-		SidecarBudget: cmp.Or(cfg.SidecarEnv["WARMUP_BUDGET"], "15s (default)"), BrokerJVMOpts: bench.ChartBrokerJVMOpts,
+		SidecarBudget: cmp.Or(cfg.SidecarEnv["WARMUP_BUDGET"], "15s (default)"), BrokerJVMOpts: strings.Fields(platform.StatefulSet.BrokerJavaOpts),
 		Arms: map[string]*Arm{}, Machine: coldstart.DescribeMachine(), Command: cfg.Command, Smoke: cfg.Smoke, StartedAt: time.Now()}
 	e.study.Notes = append(e.study.Notes, cfg.Notes...)
 	for _, a := range cfg.Arms {
@@ -174,12 +266,12 @@ func RunStudy(ctx context.Context, cfg Config) (*Study, error) {
 			return e.study, err
 		}
 		e.study.Calibration, rate = calib, calib.Rate
-		e.study.Notes = append(e.study.Notes, "rate: "+calib.Note()+", through the balancer with every broker in service")
+		e.study.Notes = append(e.study.Notes, "rate: "+calib.Note()+", through the Service with every broker in service")
 	} else if cfg.FleetWarmup > 0 {
 		if err := e.warmFleet(ctx, rate, cfg.FleetWarmup); err != nil {
 			return e.study, err
 		}
-		e.study.Notes = append(e.study.Notes, fmt.Sprintf("rate %g/s given: the fleet was first warmed by %s of that load through the balancer with every broker in service (not measured)", rate, cfg.FleetWarmup))
+		e.study.Notes = append(e.study.Notes, fmt.Sprintf("rate %g/s given: the fleet was first warmed by %s of that load through the Service with every broker in service (not measured)", rate, cfg.FleetWarmup))
 	}
 	e.study.RateQPS = rate
 	log.Info("rollout study", "arms", cfg.Arms, "rollouts", cfg.Rollouts, "brokers", cfg.Brokers, "rate", rate)
@@ -189,12 +281,10 @@ func RunStudy(ctx context.Context, cfg Config) (*Study, error) {
 			if err := e.event(ctx, arm, "rollout", rate); err != nil {
 				return e.study, err
 			}
-		}
-	}
-	if cfg.ScaleOut {
-		for _, arm := range cfg.Arms {
-			if err := e.event(ctx, arm, "scale_out", rate); err != nil {
-				return e.study, err
+			if cfg.ScaleOut && r == cfg.Rollouts-1 {
+				if err := e.event(ctx, arm, "scale_out", rate); err != nil {
+					return e.study, err
+				}
 			}
 		}
 	}
@@ -212,70 +302,71 @@ func (c Config) Outputs() Outputs {
 	return o
 }
 
-// calibrate measures the warm fleet's capacity through a balancer with every broker in service.
+// calibrate measures the warm fleet's capacity through the Service with every broker in service,
+// then runs the closed loop at the concurrency that gave it once more while measuring each
+// group's CPU: whether the brokers' CPU limits or the machine bound it.
 func (e *env) calibrate(ctx context.Context) (*coldstart.Calibration, error) {
-	lb, err := e.balancer(ctx, "calibration", 0)
+	svc, err := e.bed.startService(ctx, filepath.Join(e.work, "lb", "calibration"), 0, e.bed.replicas)
 	if err != nil {
 		return nil, err
 	}
-	defer e.dropBalancer(lb)
-	return bench.CalibrateBroker(ctx, bench.Config{Mix: e.cfg.Mix, Timeout: e.cfg.Timeout, Logger: e.cfg.Logger,
-		CalibrationLevels: e.cfg.CalibrationLevels, CalibrationStep: e.cfg.CalibrationStep, RateFractions: e.cfg.RateFractions}, lb.URL(), nil)
+	bcfg := bench.Config{Mix: e.cfg.Mix, Timeout: e.cfg.Timeout, Logger: e.cfg.Logger,
+		CalibrationLevels: e.cfg.CalibrationLevels, CalibrationStep: e.cfg.CalibrationStep, RateFractions: e.cfg.RateFractions}
+	calib, err := bench.CalibrateBroker(ctx, bcfg, svc.URL(), nil)
+	if err == nil && calib.Capacity.Concurrency > 0 {
+		err = e.capacityCPU(ctx, svc, calib.Capacity.Concurrency)
+	}
+	evs, perr := svc.close()
+	e.w.addProxy(evs)
+	if err != nil {
+		return nil, err
+	}
+	return calib, perr
 }
 
-// warmFleet sends d of the load at rate through a balancer with every broker in service, as the
-// calibration would have, so the first event's steady window is measured on warm brokers.
-func (e *env) warmFleet(ctx context.Context, rate float64, d time.Duration) error {
-	lb, err := e.balancer(ctx, "fleet-warmup", 0)
+// capacityCPU measures each group's CPU over one more closed-loop step at concurrency n.
+func (e *env) capacityCPU(ctx context.Context, svc *service, n int) error {
+	step := cmp.Or(e.cfg.CalibrationStep, 6*time.Second)
+	bc := coldstart.NewBrokerClient(svc.URL(), nil)
+	defer bc.Close()
+	extra := map[string][]int{GroupHAProxy: {svc.lb.PID()}}
+	a, err := e.cpu.sample(ctx, extra)
 	if err != nil {
 		return err
 	}
-	defer e.dropBalancer(lb)
-	e.cfg.Logger.Info("warming the fleet before the first event", "rate", rate, "for", d)
-	bc := coldstart.NewBrokerClient(lb.URL(), nil)
-	defer bc.Close()
-	if _, err := coldstart.RunLoad(ctx, coldstart.LoadConfig{Rate: rate, Duration: d, Timeout: e.cfg.Timeout}, e.cfg.Mix, bc.Send); err != nil {
-		return fmt.Errorf("warming the fleet: %w", err)
+	st := coldstart.ClosedLoop(ctx, n, step, e.cfg.Timeout, e.cfg.Mix, bc.Send)
+	b, err := e.cpu.sample(ctx, extra)
+	if err != nil {
+		return err
 	}
+	w := e.cpu.window(fmt.Sprintf("closed loop, %d clients", n), a, b)
+	w.QPS = st.QPS
+	e.study.Platform.CapacityCPU = &w
+	e.cfg.Logger.Info("CPU at capacity", "qps", st.QPS, "brokers_cores", w.Brokers, "brokers_limit", w.BrokersLimit, "machine_cores", w.Machine)
 	return nil
 }
 
-// balancer starts a fresh HAProxy (with slowStart on every server, if > 0) and makes it the
-// fleet's Service. HAProxy cannot change a server's slowstart at run time, so each event gets
-// its own.
-func (e *env) balancer(ctx context.Context, tag string, slowStart time.Duration) (*haproxy.LB, error) {
-	ports := e.bench.Cluster.Ports()
-	lb, err := haproxy.Start(ctx, haproxy.Options{WorkDir: filepath.Join(e.work, "lb", tag),
-		Listen:   net.JoinHostPort("127.0.0.1", strconv.Itoa(ports.Balancer)),
-		Backends: e.fleet.Backends(), SlowStart: slowStart, ServerTimeout: 60 * time.Second, Logger: e.cfg.Logger})
+// warmFleet sends d of the load at rate through the Service with every broker in service, as
+// the calibration would have, so the first event's steady window is measured on warm brokers.
+func (e *env) warmFleet(ctx context.Context, rate float64, d time.Duration) error {
+	svc, err := e.bed.startService(ctx, filepath.Join(e.work, "lb", "fleet-warmup"), 0, e.bed.replicas)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	if err := e.fleet.UseBalancer(lb); err != nil {
-		lb.Stop()
-		return nil, err
+	e.cfg.Logger.Info("warming the fleet before the first event", "rate", rate, "for", d)
+	bc := coldstart.NewBrokerClient(svc.URL(), nil)
+	_, err = coldstart.RunLoad(ctx, coldstart.LoadConfig{Rate: rate, Duration: d, Timeout: e.cfg.Timeout}, e.cfg.Mix, bc.Send)
+	bc.Close()
+	evs, perr := svc.close()
+	e.w.addProxy(evs)
+	if err != nil {
+		return fmt.Errorf("warming the fleet: %w", err)
 	}
-	return lb, nil
-}
-
-func (e *env) dropBalancer(lb *haproxy.LB) {
-	_ = e.fleet.UseBalancer(nil)
-	lb.Stop()
-}
-
-// template is the pod template of arm for event tag.
-func (e *env) template(arm, tag string) Template {
-	spec, _ := specOf(arm)
-	return Template{
-		BrokerJVMOpts: func(pod int) []string {
-			return append(e.bench.BrokerJVMOpts("", fmt.Sprintf("%s-pod%d", tag, pod)), spec.brokerJVM...)
-		},
-		Sidecar: spec.sidecar, SidecarBin: e.bench.SidecarBin(), SidecarEnv: e.cfg.SidecarEnv,
-	}
+	return perr
 }
 
 // event measures one rollout (or scale-out) of arm under the open-loop load through a fresh
-// balancer, then records and writes it.
+// Service balancer, then records and writes it.
 func (e *env) event(ctx context.Context, arm, kind string, rate float64) error {
 	cfg := e.cfg
 	e.tags[arm+kind]++
@@ -286,11 +377,21 @@ func (e *env) event(ctx context.Context, arm, kind string, rate float64) error {
 	if spec.slowStart {
 		slow = cfg.SlowStart
 	}
-	lb, err := e.balancer(ctx, tag, slow)
+	svc, err := e.bed.startService(ctx, filepath.Join(e.work, "lb", tag), slow, e.bed.replicas)
 	if err != nil {
+		return fmt.Errorf("%s: %w", tag, err)
+	}
+	open := true
+	closeSvc := func() error {
+		if !open {
+			return nil
+		}
+		open = false
+		evs, err := svc.close()
+		e.w.addProxy(evs)
 		return err
 	}
-	defer e.dropBalancer(lb)
+	defer closeSvc()
 	if slow > 0 { // every server entered at once: let the ramp end before the steady window
 		if err := sleep(ctx, slow); err != nil {
 			return err
@@ -298,7 +399,7 @@ func (e *env) event(ctx context.Context, arm, kind string, rate float64) error {
 	}
 	loadAvg := loadAverage()
 	cfg.Logger.Info("event starts", "arm", arm, "kind", kind, "n", n, "load_average", loadAvg)
-	bc := coldstart.NewBrokerClient(lb.URL(), nil)
+	bc := coldstart.NewBrokerClient(svc.URL(), nil)
 	defer bc.Close()
 	var jc *zkclient.Client
 	jqps := 0.0
@@ -331,23 +432,27 @@ func (e *env) event(ctx context.Context, arm, kind string, rate float64) error {
 		done <- loadResult{tr, err}
 	}()
 	stopLoad := func() loadResult { close(until); return <-done }
-	if err := sleep(ctx, cfg.Warm+cfg.Steady); err != nil {
+	steadyCPU, err := e.steadyCPU(ctx, tag, svc, jc)
+	if err != nil {
 		stopLoad()
 		return err
 	}
 	began := time.Now()
-	var added = -1
+	var finished time.Time
 	if kind == "scale_out" {
-		added, err = e.fleet.ScaleOut(ctx, e.template(arm, tag), tag)
+		finished, err = e.bed.scale(ctx, e.bed.replicas+1)
 	} else {
-		err = e.fleet.Rollout(ctx, e.template(arm, tag), tag)
+		finished, err = e.bed.rollout(ctx, arm)
 	}
-	finished := time.Now()
+	if err == nil {
+		err = e.bed.describe(ctx, e.study.Platform)
+	}
 	if err == nil {
 		err = sleep(ctx, cfg.Tail)
 	}
 	lr := stopLoad()
 	jrecs, jerr := stopJava()
+	perr := closeSvc()
 	if err != nil {
 		return fmt.Errorf("%s: %w", tag, err)
 	}
@@ -357,15 +462,20 @@ func (e *env) event(ctx context.Context, arm, kind string, rate float64) error {
 	if lr.err != nil {
 		return fmt.Errorf("%s: load: %w", tag, lr.err)
 	}
+	if perr != nil {
+		return fmt.Errorf("%s: service proxy: %w", tag, perr)
+	}
 	t0 := lr.tr.Start
 	b := Bounds{
 		Steady:  coldstart.Window{Start: cfg.Warm, End: cfg.Warm + cfg.Steady},
 		Rollout: coldstart.Window{Start: began.Sub(t0), End: finished.Add(cfg.Tail).Sub(t0)},
 		Done:    finished.Sub(t0),
 	}
-	events := e.fleet.Timeline().Events()
+	events := e.w.tl.Events()
 	res := summarise(arm, n, kind, lr.tr, events, b)
 	res.LoadAverage = loadAvg
+	steadyCPU.QPS = float64(res.Steady.OK) / cfg.Steady.Seconds()
+	e.study.Platform.SteadyCPU = append(e.study.Platform.SteadyCPU, steadyCPU)
 	if cfg.JavaClient {
 		res.JavaClient = summariseJava(jrecs, events, t0, b, cfg.Timeout, jqps)
 	}
@@ -380,16 +490,40 @@ func (e *env) event(ctx context.Context, arm, kind string, rate float64) error {
 	}
 	cfg.Logger.Info("event measured", "arm", arm, "kind", kind, "n", n, "failed", res.Failed, "cancelled", res.Cancelled,
 		"queries", res.Queries, "steady_p99_ms", res.Steady.P99Ms, "worst_10s_p99_ms", res.Worst10sP99Ms,
-		"duration_s", fmt.Sprintf("%.0f", res.DurationSeconds))
+		"duration_s", fmt.Sprintf("%.0f", res.DurationSeconds), "steady_brokers_cores", fmt.Sprintf("%.2f", steadyCPU.Brokers),
+		"steady_machine_cores", fmt.Sprintf("%.2f", steadyCPU.Machine))
 	if err := e.write(); err != nil {
 		return err
 	}
-	if added >= 0 { // back to the fleet's size, unmeasured
-		if err := e.fleet.ScaleIn(ctx, added); err != nil {
-			return err
+	if kind == "scale_out" { // back to the fleet's size, unmeasured
+		if _, err := e.bed.scale(ctx, e.bed.replicas-1); err != nil {
+			return fmt.Errorf("%s: scale back in: %w", tag, err)
 		}
 	}
 	return sleep(ctx, cfg.Settle)
+}
+
+// steadyCPU waits out the warm window, then measures each group's CPU over the steady window.
+func (e *env) steadyCPU(ctx context.Context, tag string, svc *service, jc *zkclient.Client) (CPUWindow, error) {
+	if err := sleep(ctx, e.cfg.Warm); err != nil {
+		return CPUWindow{}, err
+	}
+	extra := map[string][]int{GroupHAProxy: {svc.lb.PID()}}
+	if jc != nil {
+		extra[GroupJavaClient] = []int{jc.PID()}
+	}
+	a, err := e.cpu.sample(ctx, extra)
+	if err != nil {
+		return CPUWindow{}, err
+	}
+	if err := sleep(ctx, e.cfg.Steady); err != nil {
+		return CPUWindow{}, err
+	}
+	b, err := e.cpu.sample(ctx, extra)
+	if err != nil {
+		return CPUWindow{}, err
+	}
+	return e.cpu.window(tag, a, b), nil
 }
 
 func sleep(ctx context.Context, d time.Duration) error {

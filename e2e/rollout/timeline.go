@@ -9,26 +9,28 @@ import (
 // Kind is what happened to a pod.
 type Kind string
 
+// The kinds, and where each comes from on the test bed (watch.go; docs/testbed.md).
 const (
-	// KindDeleted: the pod was deleted; its containers got SIGTERM (the broker after its preStop)
-	// and its endpoint started leaving the Service.
+	// KindDeleted: the pod got a deletionTimestamp (the API server's watch): its containers get
+	// SIGTERM (after any preStop) and its endpoint starts leaving the Service.
 	KindDeleted Kind = "deleted"
-	// KindExited: every container of the deleted pod has exited (Killed: some only by SIGKILL).
+	// KindExited: the pod object is gone, every container having exited (Killed: a container's
+	// termination said SIGKILL, exit code 137 or signal 9).
 	KindExited Kind = "exited"
 	KindKilled Kind = "killed"
-	// KindCreated: the new pod's containers were started (sidecar, then broker).
+	// KindCreated: the pod's first status with a container running.
 	KindCreated Kind = "created"
 	// KindHealthy: the broker's /health first answered 200 (polled every 200 ms by the harness,
 	// not the kubelet): the broker is up and routes every table.
 	KindHealthy Kind = "healthy"
 	// KindWarm: the sidecar's /readyz first answered 200 (ON pods; polled like KindHealthy).
 	KindWarm Kind = "warm"
-	// KindReady / KindNotReady: the kubelet's verdict on the pod (every container's readiness
-	// probe, model.go).
+	// KindReady / KindNotReady: the pod's Ready condition turned True / False (every
+	// container's readiness probe, run by the node agent as the kubelet runs them).
 	KindReady    Kind = "ready"
 	KindNotReady Kind = "not_ready"
 	// KindInService / KindOutOfService: the load balancer started / stopped sending new requests
-	// to the broker (the endpoint change after the propagation delay).
+	// to the broker (the service proxy's entries and exits from the Service's EndpointSlices).
 	KindInService    Kind = "in_service"
 	KindOutOfService Kind = "out_of_service"
 )
@@ -48,7 +50,7 @@ const (
 	StateAbsent      State = "absent"      // no pod (before a scale-out, between exit and re-creation)
 	StateTerminating State = "terminating" // deleted, containers still running
 	StateStarting    State = "starting"    // created, broker not yet healthy
-	StateWarming     State = "warming"     // broker healthy, pod not yet Ready (sidecar warming, or the kubelet not yet probing)
+	StateWarming     State = "warming"     // broker healthy, pod not yet Ready (sidecar warming, or the readiness probe not yet passed)
 	StateReady       State = "ready"       // pod Ready
 )
 

@@ -6,7 +6,7 @@
 //	coldstart-bench calibrate (--broker URL | --local) ...              warm capacity → arrival rate
 //	coldstart-bench steady --jvm-mode NAME=OPTS ...                     broker JVM settings long after start
 //	coldstart-bench report --study F.json [--traces DIR]                re-render a study's table and plot
-//	coldstart-bench rollout [--smoke] [--arms A,B] ...                  a rolling restart of a broker fleet behind HAProxy
+//	coldstart-bench rollout [--smoke] [--arms A,B] ...                  rolling restarts of the chart's brokers on the Kubernetes test bed
 //
 // See docs/benchmarks.md ("Cold-start study on a real broker") and results/coldstart/README.md.
 package main
@@ -71,10 +71,10 @@ Usage:
   coldstart-bench steady --jvm-mode NAME=OPTS [flags]   broker JVM settings minutes after start: open-loop
                                                          load, CPU per thread kind, then closed-loop capacity
   coldstart-bench report [--study F] [--traces DIR]     re-render a study's table (and plot, from its traces)
-  coldstart-bench rollout [--smoke] [--arms A,B]        rolling restarts of a broker fleet behind HAProxy whose
-                                                         backends follow the Kubernetes endpoint model; arms off,
-                                                         lb_slowstart, on_default, on_slowstart, on_c1; writes
-                                                         results/rollout/
+  coldstart-bench rollout [--smoke] [--arms A,B]        rolling restarts (helm upgrade) of the official chart's
+                                                         brokers on the Kubernetes test bed (docs/testbed.md),
+                                                         their Service a real HAProxy; arms off, lb_slowstart,
+                                                         on_default, on_slowstart, on_c1; writes results/rollout/
 
 Run "coldstart-bench COMMAND -h" for a command's flags.
 `

@@ -15,48 +15,47 @@ import (
 	"github.com/warmup-sidecar/warmup-sidecar/e2e/rollout"
 )
 
-// rolloutCmd runs the rolling-restart study (e2e/rollout): a fleet of brokers behind HAProxy,
-// replaced pod by pod under open-loop load, arms interleaved.
+// rolloutCmd runs the rolling-restart study (e2e/rollout): the official chart's brokers on the
+// Kubernetes test bed, rolled by helm upgrade under open-loop load through their Service, arms
+// interleaved.
 func rolloutCmd(ctx context.Context, args []string, stdout, stderr io.Writer, log *slog.Logger) int {
 	fs := flag.NewFlagSet("rollout", flag.ContinueOnError)
-	def := rollout.DefaultModel()
 	var (
 		m          mixFlags
 		sidecarEnv = envList{}
 		levels     = intList{1, 2, 4, 8, 16, 32}
 		fractions  = floatList(coldstart.DefaultFractions)
-		smoke      = fs.Bool("smoke", false, "two brokers, off and on_slowstart, one rollout each, 5 s probes, short windows: checks the tool works, measures nothing")
+		smoke      = fs.Bool("smoke", false, "two brokers, off and on_slowstart, one rollout each, 5 s / 2 s probes, short windows: checks the tool works, measures nothing")
 		arms       = fs.String("arms", strings.Join(rollout.ArmOrder, ","), "arms, interleaved in every round")
 		rollouts   = fs.Int("rollouts", 3, "rollouts per arm")
-		brokers    = fs.Int("brokers", 3, fmt.Sprintf("brokers in the fleet (2–%d); 2 when the machine cannot hold 3", cluster.MaxBrokers-1))
+		brokers    = fs.Int("brokers", 3, "broker pods (the chart's broker.replicaCount, ≥ 2)")
 		javaClient = fs.Bool("java-client", true, "beside the balancer's load, a client that picks brokers as Pinot's Java client does (the real pinot-java-client over ZooKeeper, e2e/zkclient)")
 		javaQPS    = fs.Float64("java-client-qps", 0, "the Java client's arrivals per second (0: a tenth of the rate, at least 1)")
-		scaleOut   = fs.Bool("scale-out", false, "after the rollouts, one scale-out per arm: a new pod joins the warm fleet")
+		scaleOut   = fs.Bool("scale-out", false, "one scale-out per arm (helm upgrade with one more replica) right after its last rollout, then back, unmeasured")
 		rate       = fs.Float64("rate", 0, "arrivals per second through the balancer; 0: calibrate on the warm fleet (see --rate-fractions)")
 		fleetWarm  = fs.Duration("fleet-warmup", rollout.DefaultFleetWarmup, "with --rate: load at that rate through every broker before the first event (the calibration does it otherwise); 0 skips it")
 		timeout    = fs.Duration("timeout", coldstart.DefaultTimeout, "client timeout: a round trip beyond it is a cancellation")
 		warm       = fs.Duration("warm", 15*time.Second, "load before the steady window (not measured)")
-		steady     = fs.Duration("steady", 30*time.Second, "steady window before the first deletion: the p99 the rollout's is compared with")
+		steady     = fs.Duration("steady", 30*time.Second, "steady window before the rollout (the helm upgrade): the p99 the rollout's is compared with")
 		tail       = fs.Duration("tail", 45*time.Second, "load after the last pod is available (its cold start comes after its Ready)")
 		settle     = fs.Duration("settle", 5*time.Second, "pause between events")
-		propagate  = fs.Duration("propagation", def.Propagation, "endpoint change → load balancer (EndpointSlice + proxy)")
-		grace      = fs.Duration("grace", def.Grace, "terminationGracePeriodSeconds")
-		preStop    = fs.Duration("prestop", 0, "a sleep preStop hook on the broker container: its SIGTERM comes this long after the deletion")
-		minReady   = fs.Duration("min-ready", 0, "the StatefulSet's minReadySeconds")
-		initDelay  = fs.Duration("initial-delay", def.Broker.InitialDelay, "the broker readiness probe's initialDelaySeconds (the official chart: 60 s)")
+		cpuRequest = fs.String("broker-cpu-request", rollout.DefaultBrokerCPURequest, "the broker container's CPU request (chart value broker.resources.requests.cpu)")
+		cpuLimit   = fs.String("broker-cpu-limit", rollout.DefaultBrokerCPULimit, "the broker container's CPU limit (broker.resources.limits.cpu); the limits of every broker pod and the harness's servers share the machine")
+		initDelay  = fs.Duration("initial-delay", 0, "the broker readiness probe's initialDelaySeconds (broker.probes.readiness; 0: the chart's 60 s)")
+		proxySync  = fs.Duration("proxy-sync", rollout.DefaultProxySync, "the service proxy's minimum sync period (kube-proxy's --iptables-min-sync-period; 0: its default, 1 s)")
 		slowStart  = fs.Duration("slowstart", rollout.DefaultSlowStart, "HAProxy slowstart of the *_slowstart arms")
 		calStep    = fs.Duration("calibration-step", 6*time.Second, "length of each closed-loop calibration step")
-		basePort   = fs.Int("base-port", rollout.DefaultBasePort, fmt.Sprintf("first port of the local cluster (it uses %d ports from there)", cluster.PortSpan))
+		basePort   = fs.Int("base-port", rollout.DefaultBasePort, fmt.Sprintf("first port of the local cluster (it uses %d ports from there; the pods' host ports follow)", cluster.PortSpan))
 		rows       = fs.Int("bench-rows", 0, "rows of the benchmark table (0: 1,000,000)")
 		out        = fs.String("out", "results/rollout", "directory for <name>.json, <name>.md and <name>-<arm>.png")
 		name       = fs.String("name", "", "output base name (default latest; smoke with --smoke)")
-		workDir    = fs.String("work-dir", "", "keep the cluster, HAProxy, sidecar logs and raw traces here (default: a temp dir, removed)")
+		workDir    = fs.String("work-dir", "", "keep the cluster's and the test bed's logs (control plane, pods), HAProxy's and the raw traces here (default: a temp dir, removed)")
 		check      = fs.Bool("check", true, "fail when the output shows the tool did not work")
 		report     = fs.String("report", "", "re-render a study's <name>.md and timelines from its JSON (no cluster), then exit")
 		remeasure  = fs.Bool("remeasure", false, "with --report and --work-dir: recompute each event's entry and quiet-window figures from the raw traces the study kept in its work dir")
 	)
 	m.register(fs)
-	fs.Var(sidecarEnv, "sidecar-env", "extra WARMUP_NAME=value for the ON pods' sidecar (repeatable)")
+	fs.Var(sidecarEnv, "sidecar-env", "a sidecar setting WARMUP_NAME=value for the ON pods, given to warmup-inject as the chart value that sets it (repeatable)")
 	var notes stringList
 	fs.Var(&notes, "note", "a sentence recorded in the study's notes, e.g. what else ran on the machine (repeatable)")
 	fs.Var(&levels, "calibration-levels", "closed-loop client counts of the calibration")
@@ -80,13 +79,10 @@ func rolloutCmd(ctx context.Context, args []string, stdout, stderr io.Writer, lo
 		fmt.Fprintln(stderr, "rollout:", err)
 		return exitBadArgs
 	}
-	model := def
-	model.Propagation, model.Grace, model.PreStop, model.MinReady = *propagate, *grace, *preStop, *minReady
-	model.Broker.InitialDelay = *initDelay
 	cfg := rollout.Config{
 		Rollouts: *rollouts, ScaleOut: *scaleOut, JavaClient: *javaClient, JavaClientQPS: *javaQPS, Brokers: *brokers, Rate: *rate, FleetWarmup: *fleetWarm, RateFractions: fractions,
 		Warm: *warm, Steady: *steady, Tail: *tail, Settle: *settle, Timeout: *timeout, Mix: mix, MixName: mixName,
-		Model: model, SlowStart: *slowStart, SidecarEnv: sidecarEnv, BasePort: *basePort, BenchRows: *rows,
+		BrokerCPURequest: *cpuRequest, BrokerCPULimit: *cpuLimit, ReadinessDelay: *initDelay, ProxySync: *proxySync, SlowStart: *slowStart, SidecarEnv: sidecarEnv, BasePort: *basePort, BenchRows: *rows,
 		CalibrationLevels: levels, CalibrationStep: *calStep, WorkDir: *workDir, KeepWorkDir: *workDir != "",
 		Out: *out, Name: *name, Notes: notes, Command: "coldstart-bench rollout " + strings.Join(args, " "), Logger: log, Progress: nil,
 	}
@@ -102,6 +98,16 @@ func rolloutCmd(ctx context.Context, args []string, stdout, stderr io.Writer, lo
 			sm.Name = "smoke"
 		}
 		cfg = sm
+		// What is given on the command line wins over the smoke's settings.
+		if set["broker-cpu-request"] {
+			cfg.BrokerCPURequest = *cpuRequest
+		}
+		if set["broker-cpu-limit"] {
+			cfg.BrokerCPULimit = *cpuLimit
+		}
+		if set["initial-delay"] {
+			cfg.ReadinessDelay = *initDelay
+		}
 	}
 	begin := time.Now()
 	s, err := rollout.RunStudy(ctx, cfg)
@@ -111,7 +117,7 @@ func rolloutCmd(ctx context.Context, args []string, stdout, stderr io.Writer, lo
 	if err != nil {
 		log.Error("rollout study failed", "error", err)
 		if *workDir == "" {
-			fmt.Fprintln(stderr, "(rerun with --work-dir DIR to keep the cluster, HAProxy and sidecar logs)")
+			fmt.Fprintln(stderr, "(rerun with --work-dir DIR to keep the cluster's, the test bed's and HAProxy's logs)")
 		}
 		return exitFailed
 	}

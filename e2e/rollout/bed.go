@@ -1,0 +1,326 @@
+package rollout
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/warmup-sidecar/warmup-sidecar/e2e/cluster"
+	"github.com/warmup-sidecar/warmup-sidecar/e2e/kube/controlplane"
+	"github.com/warmup-sidecar/warmup-sidecar/e2e/kube/launch"
+	"github.com/warmup-sidecar/warmup-sidecar/e2e/kube/testbed"
+)
+
+// The official chart's names for release "pinot" in namespace "pinot": its broker StatefulSet and
+// Service (pinot.broker.fullname), the pods' labels, the broker container and port; and the
+// sidecar container warmup-inject adds.
+const (
+	namespace     = "pinot"
+	release       = "pinot"
+	brokerSTS     = "pinot-broker"
+	brokerService = "pinot-broker"
+	brokerPods    = "app=pinot,component=broker"
+	brokerCtr     = "broker"
+	sidecarCtr    = "warmup-sidecar"
+	brokerPort    = 8099
+	// restartedAt is the pod-template annotation `kubectl rollout restart` sets: changing it
+	// makes the StatefulSet controller replace every pod, nothing else changing.
+	restartedAt = "kubectl.kubernetes.io/restartedAt"
+)
+
+// bed is the study's Kubernetes test bed (docs/testbed.md): the harness's ZooKeeper, controller,
+// servers and tables (its own broker stopped), the real control plane and the node agent, and
+// the brokers as pods of the official chart, installed and upgraded by helm with warmup-inject
+// as the post-renderer. It remembers the release's values, since each upgrade states them all.
+type bed struct {
+	*testbed.Bed
+	helm     *testbed.Helm
+	pinot    *cluster.Cluster
+	asProxy  kubernetes.Interface // kube-proxy's identity, for the service proxy
+	dir      string
+	cfg      Config
+	log      *slog.Logger
+	base     string // the chart values every release has (values.yaml)
+	arm      string // the arm whose pod template the release has now
+	restart  string // its restartedAt annotation ("" before the first rollout)
+	replicas int
+	portName string // the broker Service's port name, read from the rendered Service
+	// controllerURL is the harness's controller as the sidecar reaches it: on a loopback address
+	// that is not the pod's own (127.0.0.1 would be translated to the pod's ports; the controller
+	// listens on every address).
+	controllerURL string
+}
+
+// startBed stops the harness's broker (the chart's brokers serve instead) and starts the test
+// bed beside the cluster with the Pinot and sidecar launchers. The pods' host ports start above
+// the cluster's.
+func startBed(ctx context.Context, cfg Config, c *cluster.Cluster, sidecarBin, dir string) (*bed, error) {
+	log := cfg.Logger
+	if err := c.StopBroker(ctx); err != nil {
+		return nil, fmt.Errorf("stop the harness's broker: %w", err)
+	}
+	pinot, err := launch.NewPinot(c.LibDir(), filepath.Join(dir, "image"))
+	if err != nil {
+		return nil, err
+	}
+	tb, err := testbed.Start(ctx, testbed.Options{Dir: filepath.Join(dir, "bed"), BasePort: cfg.BasePort + cluster.PortSpan,
+		Log: log.With("component", "testbed"), Launchers: launch.Registry{
+			launch.PinotImage: pinot, launch.SidecarImage: &launch.Sidecar{Bin: sidecarBin},
+		}})
+	if err != nil {
+		return nil, fmt.Errorf("start the test bed: %w", err)
+	}
+	b := &bed{Bed: tb, pinot: c, dir: dir, cfg: cfg, log: log, arm: ArmOff, replicas: cfg.Brokers,
+		controllerURL: fmt.Sprintf("http://127.0.0.2:%d", c.Ports().Controller)}
+	fail := func(err error) (*bed, error) {
+		if serr := tb.Stop(); serr != nil {
+			log.Warn("stopping the test bed", "error", serr)
+		}
+		return nil, err
+	}
+	if b.asProxy, err = tb.CP.Client(controlplane.UserProxy); err != nil {
+		return fail(err)
+	}
+	if b.helm, err = testbed.NewHelm(ctx, tb.Kubeconfig(), dir); err != nil {
+		return fail(err)
+	}
+	b.base = filepath.Join(dir, "values.yaml")
+	if err := (testbed.BrokerValues{Replicas: cfg.Brokers, CPURequest: cfg.BrokerCPURequest, CPULimit: cfg.BrokerCPULimit,
+		ReadinessDelay: int(cfg.ReadinessDelay / time.Second)}).Write(c, b.base); err != nil {
+		return fail(fmt.Errorf("broker values: %w", err))
+	}
+	return b, nil
+}
+
+// install is `helm install` of the chart with the off arm's template and waits until the
+// StatefulSet has every broker Ready; then it reads the Service's port name.
+func (b *bed) install(ctx context.Context) error {
+	rel, err := b.release(b.arm, b.replicas, b.restart)
+	if err != nil {
+		return err
+	}
+	if _, err := b.helm.Install(ctx, rel); err != nil {
+		return fmt.Errorf("install the chart's brokers: %w", err)
+	}
+	if _, err := b.waitRolled(ctx, b.replicas, podStartTimeout*time.Duration(b.replicas)); err != nil {
+		return err
+	}
+	svc, err := b.Admin.CoreV1().Services(namespace).Get(ctx, brokerService, metav1.GetOptions{})
+	if err != nil {
+		return fmt.Errorf("the chart's broker Service: %w", err)
+	}
+	for _, p := range svc.Spec.Ports {
+		if p.Port == brokerPort {
+			b.portName = p.Name
+		}
+	}
+	if b.portName == "" {
+		return fmt.Errorf("the chart's Service %s has no port %d: %+v", brokerService, brokerPort, svc.Spec.Ports)
+	}
+	return nil
+}
+
+// podStartTimeout bounds one pod's replacement: its termination (30 s grace), the JVM's start
+// within its CPU limit on a busy machine, the readiness probe's initial delay, the sidecar's
+// budget.
+const podStartTimeout = 6 * time.Minute
+
+// rollout is `kubectl rollout restart` with arm's values: a helm upgrade that stamps the pod
+// template's restartedAt annotation and applies the arm's values; the StatefulSet controller
+// replaces the pods in its own order and pace. It returns once the StatefulSet reports every
+// pod updated and Ready.
+func (b *bed) rollout(ctx context.Context, arm string) (time.Time, error) {
+	restart := time.Now().UTC().Format(time.RFC3339Nano)
+	if err := b.upgrade(ctx, arm, b.replicas, restart); err != nil {
+		return time.Time{}, err
+	}
+	return b.waitRolled(ctx, b.replicas, podStartTimeout*time.Duration(b.replicas))
+}
+
+// scale is `helm upgrade --set broker.replicaCount=n` with the release's pod template unchanged:
+// the StatefulSet controller adds (or removes) the highest ordinals. It returns once the
+// StatefulSet reports n pods, all updated and Ready.
+func (b *bed) scale(ctx context.Context, n int) (time.Time, error) {
+	if err := b.upgrade(ctx, b.arm, n, b.restart); err != nil {
+		return time.Time{}, err
+	}
+	return b.waitRolled(ctx, n, podStartTimeout)
+}
+
+func (b *bed) upgrade(ctx context.Context, arm string, replicas int, restart string) error {
+	rel, err := b.release(arm, replicas, restart)
+	if err != nil {
+		return err
+	}
+	if _, err := b.helm.Upgrade(ctx, rel); err != nil {
+		return fmt.Errorf("upgrade the chart's brokers to %s (%d replicas): %w", arm, replicas, err)
+	}
+	b.arm, b.replicas, b.restart = arm, replicas, restart
+	return nil
+}
+
+// release is the helm release of arm's pod template: the chart's values (values.yaml, then the
+// replicas, the restartedAt annotation and the study's probe settings) and, for an ON arm,
+// warmup-inject as the post-renderer with the arm's values.
+func (b *bed) release(arm string, replicas int, restart string) (testbed.Release, error) {
+	spec, err := specOf(arm)
+	if err != nil {
+		return testbed.Release{}, err
+	}
+	broker := map[string]any{"replicaCount": replicas}
+	if restart != "" {
+		broker["podAnnotations"] = map[string]string{restartedAt: restart}
+	}
+	if p := b.cfg.ReadinessPeriod; p > 0 {
+		broker["probes"] = map[string]any{"readiness": map[string]any{"periodSeconds": int(p / time.Second)}}
+	}
+	// JSON is YAML: helm and warmup-inject read these files as values files.
+	event := filepath.Join(b.dir, "release.yaml")
+	if err := writeJSON(event, map[string]any{"broker": broker}); err != nil {
+		return testbed.Release{}, err
+	}
+	rel := testbed.Release{Name: release, Namespace: namespace, Values: []string{b.base, event}}
+	if !spec.sidecar {
+		return rel, nil
+	}
+	inject, err := b.injectValues(spec)
+	if err != nil {
+		return testbed.Release{}, err
+	}
+	path := filepath.Join(b.dir, "warmup-"+arm+".yaml")
+	if err := writeJSON(path, inject); err != nil {
+		return testbed.Release{}, err
+	}
+	rel.Inject, rel.InjectValues = true, []string{path}
+	return rel, nil
+}
+
+// injectValues are warmup-inject's values for an ON arm: the sidecar's settings (--sidecar-env),
+// the controller it reads the tables from, the C1-only broker for on_c1, the smoke's probe period.
+func (b *bed) injectValues(spec armSpec) (map[string]any, error) {
+	warmup, err := sidecarValues(b.cfg.SidecarEnv)
+	if err != nil {
+		return nil, err
+	}
+	if _, set := warmup["controllerUrl"]; !set {
+		warmup["controllerUrl"] = b.controllerURL
+	}
+	v := map[string]any{"warmup": warmup}
+	if spec.c1 {
+		v["brokerJvm"] = map[string]any{"c1Only": true}
+	}
+	if p := b.cfg.SidecarProbePeriod; p > 0 {
+		v["readinessProbe"] = map[string]any{"periodSeconds": int(p / time.Second)}
+	}
+	return v, nil
+}
+
+func writeJSON(path string, v any) error {
+	raw, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return fmt.Errorf("values %s: %w", path, err)
+	}
+	if err := os.WriteFile(path, raw, 0o644); err != nil {
+		return fmt.Errorf("values: %w", err)
+	}
+	return nil
+}
+
+// waitRolled waits until the StatefulSet's controller reports the rollout done: it has seen the
+// newest spec, has replicas pods, every one of the update revision and Ready (the chart sets no
+// minReadySeconds); and no other broker pod is left terminating (a scale-in's). It returns when
+// it saw that (polled every 100 ms).
+func (b *bed) waitRolled(ctx context.Context, replicas int, timeout time.Duration) (time.Time, error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	want := int32(replicas)
+	last := ""
+	for {
+		sts, err := b.Admin.AppsV1().StatefulSets(namespace).Get(ctx, brokerSTS, metav1.GetOptions{})
+		if err == nil {
+			if rolled(sts, want) && b.podsSettled(ctx, replicas) {
+				return time.Now(), nil
+			}
+			s := sts.Status
+			last = fmt.Sprintf("generation %d observed %d, replicas %d ready %d updated %d, revision %s current %s",
+				sts.Generation, s.ObservedGeneration, s.Replicas, s.ReadyReplicas, s.UpdatedReplicas, s.UpdateRevision, s.CurrentRevision)
+		} else {
+			last = err.Error()
+		}
+		select {
+		case <-ctx.Done():
+			return time.Time{}, fmt.Errorf("StatefulSet %s not rolled out to %d Ready pods within %s (%s); pods: %s: %w",
+				brokerSTS, replicas, timeout, last, b.podsSummary(), ctx.Err())
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// podsSettled: exactly n broker pods exist and none is terminating (a scale-in's pod is gone).
+func (b *bed) podsSettled(ctx context.Context, n int) bool {
+	pods, err := b.Pods(ctx, namespace, brokerPods)
+	if err != nil || len(pods) != n {
+		return false
+	}
+	for _, p := range pods {
+		if p.DeletionTimestamp != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// rolled is the StatefulSet status `kubectl rollout status` waits for, with every pod Ready.
+func rolled(sts *appsv1.StatefulSet, replicas int32) bool {
+	s := sts.Status
+	return sts.Spec.Replicas != nil && *sts.Spec.Replicas == replicas && s.ObservedGeneration >= sts.Generation &&
+		s.Replicas == replicas && s.ReadyReplicas == replicas && s.UpdatedReplicas == replicas &&
+		s.UpdateRevision != "" && s.CurrentRevision == s.UpdateRevision
+}
+
+// podsSummary is each broker pod's phase, conditions and containers, for an error.
+func (b *bed) podsSummary() string {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	pods, err := b.Pods(ctx, namespace, brokerPods)
+	if err != nil {
+		return err.Error()
+	}
+	var parts []string
+	for _, p := range pods {
+		s := fmt.Sprintf("%s %s", p.Name, p.Status.Phase)
+		for _, c := range p.Status.Conditions {
+			if c.Status != corev1.ConditionTrue {
+				s += fmt.Sprintf(" %s=%s(%s)", c.Type, c.Status, c.Message)
+			}
+		}
+		for _, c := range p.Status.ContainerStatuses {
+			s += fmt.Sprintf(" %s:ready=%v,restarts=%d", c.Name, c.Ready, c.RestartCount)
+		}
+		parts = append(parts, s)
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, "; ")
+}
+
+// stop uninstalls nothing (the whole control plane goes) and stops the bed: every pod's
+// processes, the control plane.
+func (b *bed) stop() error {
+	if err := b.Stop(); err != nil {
+		return errors.Join(errors.New("stop the test bed"), err)
+	}
+	return nil
+}

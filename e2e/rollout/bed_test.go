@@ -1,0 +1,102 @@
+package rollout
+
+import (
+	"encoding/json"
+	"os"
+	"reflect"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+)
+
+func readValues(t *testing.T, path string) map[string]any {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v map[string]any
+	if err := json.Unmarshal(b, &v); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return v
+}
+
+// Each arm is chart values: the off arms the chart alone, the ON arms warmup-inject as the
+// post-renderer with the sidecar's settings, on_c1 its brokerJvm.c1Only; a rollout stamps the
+// restartedAt annotation and the replicas are always stated.
+func TestArmsAreChartValues(t *testing.T) {
+	b := &bed{dir: t.TempDir(), base: "base.yaml", controllerURL: "http://127.0.0.2:30001",
+		cfg: Config{SidecarEnv: map[string]string{"WARMUP_BUDGET": "40s"}, ReadinessPeriod: 2 * time.Second, SidecarProbePeriod: 3 * time.Second}}
+	for _, tc := range []struct {
+		arm    string
+		inject map[string]any
+	}{
+		{ArmOff, nil},
+		{ArmLBSlowStart, nil},
+		{ArmOnDefault, map[string]any{"warmup": map[string]any{"budget": "40s", "controllerUrl": "http://127.0.0.2:30001"},
+			"readinessProbe": map[string]any{"periodSeconds": 3.0}}},
+		{ArmOnC1, map[string]any{"warmup": map[string]any{"budget": "40s", "controllerUrl": "http://127.0.0.2:30001"},
+			"readinessProbe": map[string]any{"periodSeconds": 3.0}, "brokerJvm": map[string]any{"c1Only": true}}},
+	} {
+		t.Run(tc.arm, func(t *testing.T) {
+			rel, err := b.release(tc.arm, 3, "2026-12-04T05:00:00Z")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(rel.Values) != 2 || rel.Values[0] != "base.yaml" {
+				t.Fatalf("values files %v, want the base then the release's", rel.Values)
+			}
+			want := map[string]any{"broker": map[string]any{"replicaCount": 3.0,
+				"podAnnotations": map[string]any{restartedAt: "2026-12-04T05:00:00Z"},
+				"probes":         map[string]any{"readiness": map[string]any{"periodSeconds": 2.0}}}}
+			if got := readValues(t, rel.Values[1]); !reflect.DeepEqual(got, want) {
+				t.Errorf("chart values %v, want %v", got, want)
+			}
+			if rel.Inject != (tc.inject != nil) {
+				t.Fatalf("post-renderer %v, want %v", rel.Inject, tc.inject != nil)
+			}
+			if tc.inject != nil {
+				if got := readValues(t, rel.InjectValues[0]); !reflect.DeepEqual(got, tc.inject) {
+					t.Errorf("warmup-inject values %v, want %v", got, tc.inject)
+				}
+			}
+		})
+	}
+	// Before the first rollout there is no annotation: the install is the chart's template.
+	rel, err := b.release(ArmOff, 2, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if broker := readValues(t, rel.Values[1])["broker"].(map[string]any); broker["podAnnotations"] != nil {
+		t.Errorf("install values %v: want no restartedAt annotation", broker)
+	}
+}
+
+// Done is what `kubectl rollout status` waits for, with every pod Ready.
+func TestRolledIsTheStatefulSetsStatus(t *testing.T) {
+	three := int32(3)
+	done := appsv1.StatefulSet{Spec: appsv1.StatefulSetSpec{Replicas: &three}}
+	done.Generation = 4
+	done.Status = appsv1.StatefulSetStatus{ObservedGeneration: 4, Replicas: 3, ReadyReplicas: 3, UpdatedReplicas: 3,
+		CurrentRevision: "r2", UpdateRevision: "r2"}
+	if !rolled(&done, 3) {
+		t.Fatalf("%+v: not rolled", done.Status)
+	}
+	for name, edit := range map[string]func(*appsv1.StatefulSet){
+		"an older generation observed": func(s *appsv1.StatefulSet) { s.Status.ObservedGeneration = 3 },
+		"a pod not Ready":              func(s *appsv1.StatefulSet) { s.Status.ReadyReplicas = 2 },
+		"a pod of the old revision":    func(s *appsv1.StatefulSet) { s.Status.UpdatedReplicas = 2 },
+		"revisions differ":             func(s *appsv1.StatefulSet) { s.Status.CurrentRevision = "r1" },
+		"a pod too many":               func(s *appsv1.StatefulSet) { s.Status.Replicas = 4 },
+		"another replica count":        func(s *appsv1.StatefulSet) { two := int32(2); s.Spec.Replicas = &two },
+	} {
+		s := done
+		s.Spec.Replicas = &three
+		edit(&s)
+		if rolled(&s, 3) {
+			t.Errorf("%s: rolled", name)
+		}
+	}
+}

@@ -1,0 +1,185 @@
+package rollout
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/warmup-sidecar/warmup-sidecar/e2e/kube/testbed"
+)
+
+// Platform is what the study ran on: the test bed's versions, the chart, the node, the pods'
+// CPU and the StatefulSet as the API server holds it, and the CPU each group of processes used.
+type Platform struct {
+	Kubernetes   string `json:"kubernetes_version"` // the API server's /version
+	Etcd         string `json:"etcd_version"`
+	Helm         string `json:"helm_version"`
+	Chart        string `json:"chart"`         // the official chart: name, version, appVersion, file
+	PostRenderer string `json:"post_renderer"` // for the ON arms
+	Node         Node   `json:"node"`
+	// Broker and Sidecar are the containers' CPU as the StatefulSet's pod template has them
+	// (Sidecar once an ON arm ran).
+	Broker  Resources  `json:"broker_cpu"`
+	Sidecar *Resources `json:"sidecar_cpu,omitempty"`
+	// StatefulSet is the broker StatefulSet's settings that pace a rollout.
+	StatefulSet StatefulSetSpec `json:"statefulset"`
+	// ProxyMinSyncS is the service proxy's minimum sync period (kube-proxy's default 1 s).
+	ProxyMinSyncS float64 `json:"proxy_min_sync_s"`
+	// CapacityCPU is each group's CPU at the calibration's capacity (the closed loop at the
+	// concurrency that gave it, once more): what bounds the fleet's capacity.
+	CapacityCPU *CPUWindow `json:"capacity_cpu,omitempty"`
+	// SteadyCPU is each group's CPU in every event's steady window.
+	SteadyCPU []CPUWindow `json:"steady_cpu"`
+}
+
+// Node is the test bed's one node as the API server has it.
+type Node struct {
+	Name   string `json:"name"`
+	CPU    string `json:"cpu"` // capacity = allocatable
+	Memory string `json:"memory"`
+}
+
+// Resources are a container's CPU request and limit ("" when unset).
+type Resources struct {
+	CPURequest string `json:"cpu_request"`
+	CPULimit   string `json:"cpu_limit"`
+}
+
+// StatefulSetSpec is what the chart renders for the broker StatefulSet.
+type StatefulSetSpec struct {
+	PodManagementPolicy string     `json:"pod_management_policy"`
+	UpdateStrategy      string     `json:"update_strategy"`
+	TerminationGraceS   float64    `json:"termination_grace_s"`
+	MinReadyS           float64    `json:"min_ready_s"`
+	BrokerProbe         ProbeJSON  `json:"broker_readiness_probe"`
+	SidecarProbe        *ProbeJSON `json:"sidecar_readiness_probe,omitempty"`
+	BrokerJavaOpts      string     `json:"broker_java_opts"` // the off arm's JAVA_OPTS
+}
+
+// ProbeJSON is a readiness probe in seconds.
+type ProbeJSON struct {
+	InitialDelayS float64 `json:"initial_delay_s"`
+	PeriodS       float64 `json:"period_s"`
+	TimeoutS      float64 `json:"timeout_s"`
+	Success       int     `json:"success"`
+	Failure       int     `json:"failure"`
+}
+
+func probeJSON(p *corev1.Probe) ProbeJSON {
+	if p == nil {
+		return ProbeJSON{}
+	}
+	return ProbeJSON{float64(p.InitialDelaySeconds), float64(p.PeriodSeconds), float64(p.TimeoutSeconds),
+		int(p.SuccessThreshold), int(p.FailureThreshold)}
+}
+
+func resourcesOf(c corev1.Container) Resources {
+	var r Resources
+	if q, ok := c.Resources.Requests[corev1.ResourceCPU]; ok {
+		r.CPURequest = q.String()
+	}
+	if q, ok := c.Resources.Limits[corev1.ResourceCPU]; ok {
+		r.CPULimit = q.String()
+	}
+	return r
+}
+
+// platform reads the versions, the chart and the node.
+func (b *bed) platform(ctx context.Context) (*Platform, error) {
+	p := &Platform{PostRenderer: "warmup-inject (this tree), --post-renderer-args --values=<the arm's values>",
+		ProxyMinSyncS: b.cfg.ProxySync.Seconds()}
+	v, err := b.Admin.Discovery().ServerVersion()
+	if err != nil {
+		return nil, fmt.Errorf("the API server's version: %w", err)
+	}
+	p.Kubernetes = v.GitVersion
+	out, err := exec.CommandContext(ctx, filepath.Join(b.CP.BinDir, "etcd"), "--version").Output()
+	if err != nil {
+		return nil, fmt.Errorf("etcd --version: %w", err)
+	}
+	p.Etcd = topLevel(string(out), "etcd Version: ")
+	if out, err := b.helm.Run(ctx, "version", "--short"); err != nil {
+		return nil, err
+	} else {
+		p.Helm = strings.TrimSpace(out)
+	}
+	chart, err := b.helm.Run(ctx, "show", "chart", b.helm.Chart)
+	if err != nil {
+		return nil, err
+	}
+	p.Chart = fmt.Sprintf("%s %s (appVersion %s), %s", topLevel(chart, "name: "), topLevel(chart, "version: "),
+		topLevel(chart, "appVersion: "), filepath.Base(b.helm.Chart))
+	n, err := b.Admin.CoreV1().Nodes().Get(ctx, testbed.NodeName, metav1.GetOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("the test bed's node: %w", err)
+	}
+	cpu, mem := n.Status.Capacity[corev1.ResourceCPU], n.Status.Capacity[corev1.ResourceMemory]
+	p.Node = Node{Name: n.Name, CPU: cpu.String(), Memory: mem.String()}
+	return p, b.describe(ctx, p)
+}
+
+// describe records the broker StatefulSet's pod template as the API server has it now: the
+// containers' CPU, the probes, the pacing settings. The off arm's JAVA_OPTS is kept from the first
+// read (warmup-inject adds to it in on_c1).
+func (b *bed) describe(ctx context.Context, p *Platform) error {
+	sts, err := b.Admin.AppsV1().StatefulSets(namespace).Get(ctx, brokerSTS, metav1.GetOptions{})
+	if err != nil {
+		return fmt.Errorf("the broker StatefulSet: %w", err)
+	}
+	s := &p.StatefulSet
+	s.PodManagementPolicy = string(sts.Spec.PodManagementPolicy)
+	s.UpdateStrategy = string(sts.Spec.UpdateStrategy.Type)
+	s.MinReadyS = float64(sts.Spec.MinReadySeconds)
+	spec := sts.Spec.Template.Spec
+	if g := spec.TerminationGracePeriodSeconds; g != nil {
+		s.TerminationGraceS = float64(*g)
+	}
+	for _, c := range append(append([]corev1.Container{}, spec.InitContainers...), spec.Containers...) {
+		switch c.Name {
+		case brokerCtr:
+			p.Broker, s.BrokerProbe = resourcesOf(c), probeJSON(c.ReadinessProbe)
+			if s.BrokerJavaOpts == "" {
+				for _, e := range c.Env {
+					if e.Name == "JAVA_OPTS" {
+						s.BrokerJavaOpts = e.Value
+					}
+				}
+			}
+		case sidecarCtr:
+			r, pr := resourcesOf(c), probeJSON(c.ReadinessProbe)
+			p.Sidecar, s.SidecarProbe = &r, &pr
+		}
+	}
+	return nil
+}
+
+// topLevel is the value of the first line that starts with prefix (not indented: in Chart.yaml
+// the chart's own keys, not its dependencies').
+func topLevel(s, prefix string) string {
+	sc := bufio.NewScanner(strings.NewReader(s))
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), prefix); ok {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
+}
+
+// milliCPU parses a CPU quantity ("500m", "1"); "" is 0.
+func milliCPU(q string) (int64, error) {
+	if q == "" {
+		return 0, nil
+	}
+	v, err := resource.ParseQuantity(q)
+	if err != nil {
+		return 0, err
+	}
+	return v.MilliValue(), nil
+}

@@ -72,6 +72,9 @@ type Pinot struct {
 // layout, and etc/conf/pinot-<role>-log4j2.xml logging to stdout as the harness's roles do) and
 // returns the launcher. A second call on the same dir keeps what is there.
 func NewPinot(lib, image string) (*Pinot, error) {
+	if image == "" {
+		return nil, fmt.Errorf("pinot launcher: image dir: want a directory of the test's own (empty would lay the image out in the working directory)")
+	}
 	var err error
 	if lib, err = filepath.Abs(lib); err != nil {
 		return nil, fmt.Errorf("pinot launcher: lib dir: %w", err)

@@ -52,7 +52,7 @@ func startPinotBed(t *testing.T, ctx context.Context, java string) *pinotBed {
 	if err := c.StopBroker(ctx); err != nil {
 		t.Fatal(err)
 	}
-	pinot, err := launch.NewPinot(c.LibDir(), "")
+	pinot, err := launch.NewPinot(c.LibDir(), filepath.Join(dir, "image"))
 	if err != nil {
 		t.Fatal(err)
 	}

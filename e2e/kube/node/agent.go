@@ -65,7 +65,7 @@ func New(o Options) (*Agent, error) {
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
 	}
-	cg, err := newCgroups(o.CgroupRoot)
+	cg, err := newCgroups(o.CgroupRoot, o.CPU.MilliValue())
 	if err != nil {
 		return nil, err
 	}
@@ -201,3 +201,6 @@ func (a *Agent) CgroupCPU(uid types.UID, container string) (CPU, error) {
 	}
 	return a.cg.read(rel)
 }
+
+// RootCPU is the test bed's root group as the kernel has it (the kubepods group's stand-in).
+func (a *Agent) RootCPU() (CPU, error) { return a.cg.read("") }

@@ -77,16 +77,18 @@ func RemoveStale(prefix string) []string {
 	return removed
 }
 
-// newCgroups makes the test bed's root under /sys/fs/cgroup/{cpu,cpuacct}/<root> and checks it
-// can set a quota there.
-func newCgroups(root string) (*cgroups, error) {
+// newCgroups makes the test bed's root under /sys/fs/cgroup/{cpu,cpuacct}/<root>, sized as the
+// kubelet sizes its kubepods group (cpu.shares for the node's allocatable CPU, no quota), and
+// checks it can set a quota there. With the default 1024 shares the pods together would weigh
+// one CPU against the machine's other processes, whatever the node's capacity.
+func newCgroups(root string, allocatableMilli int64) (*cgroups, error) {
 	cg := &cgroups{cpuRoot: filepath.Join("/sys/fs/cgroup/cpu", root), acctRoot: filepath.Join("/sys/fs/cgroup/cpuacct", root)}
 	for _, d := range []string{cg.cpuRoot, cg.acctRoot} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			return nil, fmt.Errorf("%w: %v", ErrNoCPUController, err)
 		}
 	}
-	if err := writeInt(filepath.Join(cg.cpuRoot, "cpu.cfs_quota_us"), -1); err != nil {
+	if err := cg.set("", CPU{Shares: CPUShares(allocatableMilli), QuotaUs: -1}); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrNoCPUController, err)
 	}
 	return cg, nil

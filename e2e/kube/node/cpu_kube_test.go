@@ -23,7 +23,7 @@ import (
 // it takes more than one of the machine's two cores; an in-place resize to 600m moves it to
 // about 0.6. The quota is a hard ceiling; the floor needs a machine with CPU to spare, so the
 // lower bounds are checked only when the unlimited pod shows there was (the test bed's cgroup
-// root weighs as much as all the machine's other, niced, work).
+// root weighs the node's 2 CPUs, 2048 shares, against the machine's other work).
 func TestCPULimit(t *testing.T) {
 	b := startBed(t, "node-cpu")
 	defer b.stop()
@@ -47,6 +47,10 @@ func TestCPULimit(t *testing.T) {
 	}
 	time.Sleep(500 * time.Millisecond) // past the process start
 
+	// The pods' parent weighs what the node's 2 CPUs do, as the kubelet's kubepods group.
+	if root, err := b.agent.RootCPU(); err != nil || root.Shares != 2048 || root.QuotaUs != -1 {
+		t.Errorf("the test bed's root group %+v (%v), want shares 2048 (2 CPUs allocatable) and no quota", root, err)
+	}
 	if cpu, err := b.agent.CgroupCPU(fp.UID, "app"); err != nil || cpu.QuotaUs != -1 {
 		t.Errorf("no limit: cgroup %+v (%v), want no quota (-1)", cpu, err)
 	}

@@ -37,28 +37,33 @@ type secretForm struct {
 }
 
 // redactor masks one Authorization header value in text. The zero redactor
-// masks nothing (a request that carried no credential).
-type redactor struct{ forms []secretForm }
+// masks nothing (a request that carried no credential). It keeps the header
+// only: the forms are worked out when an answer is quoted (an error), not for
+// every probe answered.
+type redactor struct{ header string }
 
-// newRedactor masks header: the whole value with its scheme word ("Basic …"),
-// the credential after the scheme, and for Basic the decoded password (the
-// user name is no secret). A piece shorter than minSecretRun is not masked on
-// its own: it could not be told from ordinary text.
-func newRedactor(header string) redactor {
-	header = strings.TrimSpace(header)
+// newRedactor masks header (see forms).
+func newRedactor(header string) redactor { return redactor{header: strings.TrimSpace(header)} }
+
+// forms are the ways the header is masked: the whole value with its scheme word
+// ("Basic …"), the credential after the scheme, and for Basic the decoded
+// password (the user name is no secret). A piece shorter than minSecretRun is
+// not masked on its own: it could not be told from ordinary text.
+func (r redactor) forms() []secretForm {
+	header := r.header
 	if header == "" {
-		return redactor{}
+		return nil
 	}
-	var r redactor
+	var forms []secretForm
 	add := func(s string, lead int) {
 		if n := utf8.RuneCountInString(s); n-lead >= minSecretRun {
-			r.forms = append(r.forms, secretForm{text: s, min: lead + minSecretRun})
+			forms = append(forms, secretForm{text: s, min: lead + minSecretRun})
 		}
 	}
 	scheme, cred, ok := strings.Cut(header, " ")
 	if !ok {
 		add(header, 0)
-		return r
+		return forms
 	}
 	cred = strings.TrimSpace(cred)
 	// The scheme word alone is no secret: a run of the value counts from the
@@ -74,7 +79,7 @@ func newRedactor(header string) redactor {
 			}
 		}
 	}
-	return r
+	return forms
 }
 
 // redactorFor masks the credential a request actually carried: that is what an
@@ -112,11 +117,12 @@ func (r redactor) snippet(b []byte) string {
 // mask replaces every run of text that spells at least a form's minimum of its
 // leading characters, however encoded (see spell), with redactedMark.
 func (r redactor) mask(s string) string {
-	if len(r.forms) == 0 || s == "" {
+	if r.header == "" || s == "" {
 		return s
 	}
+	forms := r.forms()
 	var spans [][2]int
-	for _, f := range r.forms {
+	for _, f := range forms {
 		for i := 0; i < len(s); {
 			// Runs start on a rune boundary, so the line stays valid UTF-8.
 			if utf8.RuneStart(s[i]) {

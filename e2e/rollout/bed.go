@@ -14,11 +14,8 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
 
 	"github.com/warmup-sidecar/warmup-sidecar/e2e/cluster"
-	"github.com/warmup-sidecar/warmup-sidecar/e2e/kube/controlplane"
-	"github.com/warmup-sidecar/warmup-sidecar/e2e/kube/launch"
 	"github.com/warmup-sidecar/warmup-sidecar/e2e/kube/testbed"
 )
 
@@ -47,7 +44,6 @@ type bed struct {
 	*testbed.Bed
 	helm     *testbed.Helm
 	pinot    *cluster.Cluster
-	asProxy  kubernetes.Interface // kube-proxy's identity, for the service proxy
 	dir      string
 	cfg      Config
 	log      *slog.Logger
@@ -66,41 +62,18 @@ type bed struct {
 // bed beside the cluster with the Pinot and sidecar launchers. The pods' host ports start above
 // the cluster's.
 func startBed(ctx context.Context, cfg Config, c *cluster.Cluster, sidecarBin, dir string) (*bed, error) {
-	log := cfg.Logger
-	if err := c.StopBroker(ctx); err != nil {
-		return nil, fmt.Errorf("stop the harness's broker: %w", err)
-	}
-	pinot, err := launch.NewPinot(c.LibDir(), filepath.Join(dir, "image"))
-	if err != nil {
-		return nil, err
-	}
-	tb, err := testbed.Start(ctx, testbed.Options{Dir: filepath.Join(dir, "bed"), BasePort: cfg.BasePort + cluster.PortSpan,
-		Log: log.With("component", "testbed"), Launchers: launch.Registry{
-			launch.PinotImage: pinot, launch.SidecarImage: &launch.Sidecar{Bin: sidecarBin},
-		}})
-	if err != nil {
-		return nil, fmt.Errorf("start the test bed: %w", err)
-	}
-	b := &bed{Bed: tb, pinot: c, dir: dir, cfg: cfg, log: log, arm: ArmOff, replicas: cfg.Brokers,
-		controllerURL: fmt.Sprintf("http://127.0.0.2:%d", c.Ports().Controller)}
-	fail := func(err error) (*bed, error) {
-		if serr := tb.Stop(); serr != nil {
-			log.Warn("stopping the test bed", "error", serr)
-		}
-		return nil, err
-	}
-	if b.asProxy, err = tb.CP.Client(controlplane.UserProxy); err != nil {
-		return fail(err)
-	}
-	if b.helm, err = testbed.NewHelm(ctx, tb.Kubeconfig(), dir); err != nil {
-		return fail(err)
-	}
-	b.base = filepath.Join(dir, "values.yaml")
+	base := filepath.Join(dir, "values.yaml")
 	if err := (testbed.BrokerValues{Replicas: cfg.Brokers, CPURequest: cfg.BrokerCPURequest, CPULimit: cfg.BrokerCPULimit,
-		ReadinessDelay: int(cfg.ReadinessDelay / time.Second)}).Write(c, b.base); err != nil {
-		return fail(fmt.Errorf("broker values: %w", err))
+		ReadinessDelay: int(cfg.ReadinessDelay / time.Second)}).Write(c, base); err != nil {
+		return nil, fmt.Errorf("broker values: %w", err)
 	}
-	return b, nil
+	tb, h, err := testbed.StartPinot(ctx, testbed.PinotOptions{Dir: dir, Cluster: c, SidecarBin: sidecarBin,
+		BasePort: cfg.BasePort + cluster.PortSpan, Log: cfg.Logger.With("component", "testbed")})
+	if err != nil {
+		return nil, err
+	}
+	return &bed{Bed: tb, helm: h, pinot: c, dir: dir, cfg: cfg, log: cfg.Logger, base: base, arm: ArmOff,
+		replicas: cfg.Brokers, controllerURL: fmt.Sprintf("http://127.0.0.2:%d", c.Ports().Controller)}, nil
 }
 
 // install is `helm install` of the chart with the off arm's template and waits until the

@@ -25,6 +25,7 @@ import (
 	"github.com/warmup-sidecar/warmup-sidecar/e2e/bench"
 	"github.com/warmup-sidecar/warmup-sidecar/e2e/cluster"
 	"github.com/warmup-sidecar/warmup-sidecar/e2e/coldstart"
+	"github.com/warmup-sidecar/warmup-sidecar/e2e/kube/testbed"
 	"github.com/warmup-sidecar/warmup-sidecar/e2e/zkclient"
 )
 
@@ -316,7 +317,7 @@ func (e *env) calibrate(ctx context.Context) (*coldstart.Calibration, error) {
 	if err == nil && calib.Capacity.Concurrency > 0 {
 		err = e.capacityCPU(ctx, svc, calib.Capacity.Concurrency)
 	}
-	evs, perr := svc.close()
+	evs, perr := svc.Stop()
 	e.w.addProxy(evs)
 	if err != nil {
 		return nil, err
@@ -325,11 +326,11 @@ func (e *env) calibrate(ctx context.Context) (*coldstart.Calibration, error) {
 }
 
 // capacityCPU measures each group's CPU over one more closed-loop step at concurrency n.
-func (e *env) capacityCPU(ctx context.Context, svc *service, n int) error {
+func (e *env) capacityCPU(ctx context.Context, svc *testbed.ServiceLB, n int) error {
 	step := cmp.Or(e.cfg.CalibrationStep, 6*time.Second)
 	bc := coldstart.NewBrokerClient(svc.URL(), nil)
 	defer bc.Close()
-	extra := map[string][]int{GroupHAProxy: {svc.lb.PID()}}
+	extra := map[string][]int{GroupHAProxy: {svc.LB.PID()}}
 	a, err := e.cpu.sample(ctx, extra)
 	if err != nil {
 		return err
@@ -357,7 +358,7 @@ func (e *env) warmFleet(ctx context.Context, rate float64, d time.Duration) erro
 	bc := coldstart.NewBrokerClient(svc.URL(), nil)
 	_, err = coldstart.RunLoad(ctx, coldstart.LoadConfig{Rate: rate, Duration: d, Timeout: e.cfg.Timeout}, e.cfg.Mix, bc.Send)
 	bc.Close()
-	evs, perr := svc.close()
+	evs, perr := svc.Stop()
 	e.w.addProxy(evs)
 	if err != nil {
 		return fmt.Errorf("warming the fleet: %w", err)
@@ -387,7 +388,7 @@ func (e *env) event(ctx context.Context, arm, kind string, rate float64) error {
 			return nil
 		}
 		open = false
-		evs, err := svc.close()
+		evs, err := svc.Stop()
 		e.w.addProxy(evs)
 		return err
 	}
@@ -504,11 +505,11 @@ func (e *env) event(ctx context.Context, arm, kind string, rate float64) error {
 }
 
 // steadyCPU waits out the warm window, then measures each group's CPU over the steady window.
-func (e *env) steadyCPU(ctx context.Context, tag string, svc *service, jc *zkclient.Client) (CPUWindow, error) {
+func (e *env) steadyCPU(ctx context.Context, tag string, svc *testbed.ServiceLB, jc *zkclient.Client) (CPUWindow, error) {
 	if err := sleep(ctx, e.cfg.Warm); err != nil {
 		return CPUWindow{}, err
 	}
-	extra := map[string][]int{GroupHAProxy: {svc.lb.PID()}}
+	extra := map[string][]int{GroupHAProxy: {svc.LB.PID()}}
 	if jc != nil {
 		extra[GroupJavaClient] = []int{jc.PID()}
 	}

@@ -18,7 +18,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/warmup-sidecar/warmup-sidecar/e2e/cluster"
-	"github.com/warmup-sidecar/warmup-sidecar/e2e/kube/launch"
 	"github.com/warmup-sidecar/warmup-sidecar/e2e/kube/proxy"
 )
 
@@ -49,21 +48,7 @@ func startPinotBed(t *testing.T, ctx context.Context, java string) *pinotBed {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Stop() })
-	if err := c.StopBroker(ctx); err != nil {
-		t.Fatal(err)
-	}
-	pinot, err := launch.NewPinot(c.LibDir(), filepath.Join(dir, "image"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	pinot.Java = java
-	side, err := launch.NewSidecar(ctx, filepath.Join(dir, "sidecar"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := Start(ctx, Options{Dir: filepath.Join(dir, "bed"), Log: log, Launchers: launch.Registry{
-		launch.PinotImage: pinot, launch.SidecarImage: side,
-	}})
+	b, h, err := StartPinot(ctx, PinotOptions{Dir: dir, Cluster: c, Java: java, Log: log})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,10 +57,6 @@ func startPinotBed(t *testing.T, ctx context.Context, java string) *pinotBed {
 			t.Error(err)
 		}
 	})
-	h, err := NewHelm(ctx, b.Kubeconfig(), dir)
-	if err != nil {
-		t.Fatal(err)
-	}
 	return &pinotBed{Bed: b, pinot: c, helm: h, dir: dir}
 }
 
@@ -176,11 +157,8 @@ func TestHelmLifecycle(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer svc.Stop()
-	if err := WaitFor(ctx, "both brokers in the Service's rotation", 30*time.Second, func() (bool, string) {
-		n := len(svc.Proxy.Current())
-		return n == 2, fmt.Sprintf("%d in rotation", n)
-	}); err != nil {
-		t.Fatal(err)
+	if err := svc.WaitInRotation(ctx, 2, 30*time.Second); err != nil {
+		t.Fatalf("both brokers in the Service's rotation: %v", err)
 	}
 	if _, err := Query(ctx, svc.URL(), "SELECT COUNT(*) FROM "+cluster.TableBoth); err != nil {
 		t.Errorf("through the Service: %v", err)

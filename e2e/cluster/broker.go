@@ -148,7 +148,7 @@ func (c *Cluster) startBroker(i int, s brokerSettings) error {
 	c.mu.Lock()
 	if c.stopped { // Stop ran while we were starting: do not leak the new JVM
 		c.mu.Unlock()
-		p.stop(0)
+		p.Stop(0)
 		return errStopped
 	}
 	c.brokers[i] = p
@@ -170,7 +170,7 @@ func (b Broker) Start(ctx context.Context, opts ...BrokerOption) error {
 	}
 	if p := c.brokers[b.i]; p != nil {
 		c.mu.Unlock()
-		return fmt.Errorf("start %s: already running (pid %d)", b.Role(), p.pid())
+		return fmt.Errorf("start %s: already running (pid %d)", b.Role(), p.PID())
 	}
 	for _, o := range opts {
 		o(&c.brokerS[b.i])
@@ -218,7 +218,7 @@ func (b Broker) take(ctx context.Context, grace time.Duration) error {
 	if p == nil {
 		return nil
 	}
-	p.stop(grace)
+	p.Stop(grace)
 	if c.opts.KeepStaleBrokerSession {
 		return nil
 	}
@@ -230,8 +230,8 @@ func (b Broker) PID() int {
 	c := b.c
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if p := c.brokers[b.i]; p != nil && !p.exited() {
-		return p.pid()
+	if p := c.brokers[b.i]; p != nil && !p.Exited() {
+		return p.PID()
 	}
 	return 0
 }

@@ -19,6 +19,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/warmup-sidecar/warmup-sidecar/e2e/proc"
 )
 
 // Cluster is a running local Pinot cluster. Its methods are safe for concurrent use.
@@ -33,13 +35,13 @@ type Cluster struct {
 	log     *slog.Logger
 	http    *http.Client
 
-	zk, controller *proc
-	servers        []*proc
-	kafka          *proc  // Options.Hybrid only
-	kafkaLib       string // Kafka's classpath dir
+	zk, controller *proc.Proc
+	servers        []*proc.Proc
+	kafka          *proc.Proc // Options.Hybrid only
+	kafkaLib       string     // Kafka's classpath dir
 
 	mu       sync.Mutex // guards the fields below
-	brokers  [MaxBrokers]*proc
+	brokers  [MaxBrokers]*proc.Proc
 	brokerS  [MaxBrokers]brokerSettings // per slot: a rollout restarts each broker with its own
 	stopped  bool
 	tables   []string
@@ -172,7 +174,7 @@ func (c *Cluster) startRoles(ctx context.Context) error {
 	}
 	for i, p := range c.servers {
 		url := fmt.Sprintf("http://%s:%d/health", loopback, c.ports.Servers[i].Admin)
-		if err := waitFor(ctx, p, p.role+" /health", c.opts.StartTimeout, httpOK(c.http, url)); err != nil {
+		if err := waitFor(ctx, p, p.Name+" /health", c.opts.StartTimeout, httpOK(c.http, url)); err != nil {
 			return err
 		}
 	}
@@ -196,7 +198,7 @@ func (c *Cluster) Stop() error {
 		c.mu.Lock()
 		c.stopped = true
 		brokers := c.brokers
-		c.brokers = [MaxBrokers]*proc{}
+		c.brokers = [MaxBrokers]*proc.Proc{}
 		unwatch := c.unwatch
 		c.mu.Unlock()
 		if unwatch != nil {
@@ -205,14 +207,14 @@ func (c *Cluster) Stop() error {
 		// Everything but ZooKeeper stops together; ZooKeeper last, or the others spend their grace
 		// period retrying a vanished ZooKeeper instead of shutting down.
 		var wg sync.WaitGroup
-		for _, p := range append(append([]*proc{c.controller, c.kafka}, brokers[:]...), c.servers...) {
+		for _, p := range append(append([]*proc.Proc{c.controller, c.kafka}, brokers[:]...), c.servers...) {
 			if p != nil {
-				wg.Go(func() { p.stop(c.opts.StopGrace) })
+				wg.Go(func() { p.Stop(c.opts.StopGrace) })
 			}
 		}
 		wg.Wait()
 		if c.zk != nil {
-			c.zk.stop(c.opts.StopGrace)
+			c.zk.Stop(c.opts.StopGrace)
 		}
 		if c.ownWork && !c.opts.KeepWorkDir && c.work != "" {
 			if err := os.RemoveAll(c.work); err != nil {
@@ -230,9 +232,9 @@ func (c *Cluster) PIDs() []int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	var out []int
-	for _, p := range append(append([]*proc{c.zk, c.controller, c.kafka}, c.brokers[:]...), c.servers...) {
-		if p != nil && !p.exited() {
-			out = append(out, p.pid())
+	for _, p := range append(append([]*proc.Proc{c.zk, c.controller, c.kafka}, c.brokers[:]...), c.servers...) {
+		if p != nil && !p.Exited() {
+			out = append(out, p.PID())
 		}
 	}
 	return out

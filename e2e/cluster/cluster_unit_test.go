@@ -122,16 +122,6 @@ func TestOptionsRejectTooManyBrokers(t *testing.T) {
 	}
 }
 
-func TestPrefixWriterKeepsLinesWhole(t *testing.T) {
-	var out bytes.Buffer
-	pw := &prefixWriter{prefix: "[x] ", w: &out}
-	pw.Write([]byte("one\ntw"))
-	pw.Write([]byte("o\n"))
-	if out.String() != "[x] one\n[x] two\n" {
-		t.Errorf("got %q", out.String())
-	}
-}
-
 func TestVersionOfLib(t *testing.T) {
 	dir := t.TempDir()
 	if _, err := versionOfLib(dir); err == nil {

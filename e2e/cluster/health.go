@@ -9,19 +9,21 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/warmup-sidecar/warmup-sidecar/e2e/proc"
 )
 
 const pollInterval = 200 * time.Millisecond
 
 // waitFor polls check until it succeeds, the process dies, ctx ends or timeout passes. Failures
 // quote the process log's tail: a JVM's reason for not coming up is only ever in its log.
-func waitFor(ctx context.Context, p *proc, what string, timeout time.Duration, check func(context.Context) error) error {
+func waitFor(ctx context.Context, p *proc.Proc, what string, timeout time.Duration, check func(context.Context) error) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	var last error
 	for {
-		if p != nil && p.exited() {
-			return fmt.Errorf("%s: %s died while starting (%v); last log lines:\n%s", what, p.role, p.exitError(), p.tail(40))
+		if p != nil && p.Exited() {
+			return fmt.Errorf("%s: %s died while starting (%v); last log lines:\n%s", what, p.Name, p.ExitError(), p.Tail(40))
 		}
 		if last = check(ctx); last == nil {
 			return nil
@@ -30,7 +32,7 @@ func waitFor(ctx context.Context, p *proc, what string, timeout time.Duration, c
 		case <-ctx.Done():
 			err := fmt.Errorf("%s: not ready after %s (last check: %v)", what, timeout, last)
 			if p != nil {
-				err = fmt.Errorf("%w; last lines of %s:\n%s", err, p.logPath, p.tail(40))
+				err = fmt.Errorf("%w; last lines of %s:\n%s", err, p.LogPath(), p.Tail(40))
 			}
 			return err
 		case <-time.After(pollInterval):

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/warmup-sidecar/warmup-sidecar/e2e/proc"
 )
 
 // AdminMain is the class the image's bin/pinot-admin.sh runs, every role's entry point.
@@ -82,14 +84,14 @@ func PinotArgv(java string, opts []string, lib string, extraCP []string, args ..
 }
 
 // startRole starts one JVM with its working dir and log under WorkDir.
-func (c *Cluster) startRole(role string, extraOpts []string, args ...string) (*proc, error) {
+func (c *Cluster) startRole(role string, extraOpts []string, args ...string) (*proc.Proc, error) {
 	return c.startRoleJVM(role, "", 0, extraOpts, nil, args...)
 }
 
 // startRoleJVM is startRole on a given java executable (empty: the cluster's) at a nice value,
 // with extraCP after lib/* on the class path: nice(1) execs the JVM, so its pid is the JVM's and
 // every JVM thread inherits the value.
-func (c *Cluster) startRoleJVM(role, java string, nice int, extraOpts, extraCP []string, args ...string) (*proc, error) {
+func (c *Cluster) startRoleJVM(role, java string, nice int, extraOpts, extraCP []string, args ...string) (*proc.Proc, error) {
 	argv, err := c.jvmArgv(role, java, extraOpts, extraCP, args...)
 	if err != nil {
 		return nil, err
@@ -101,11 +103,11 @@ func (c *Cluster) startRoleJVM(role, java string, nice int, extraOpts, extraCP [
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("start %s: %w", role, err)
 	}
-	p, err := startProc(role, dir, filepath.Join(c.work, "logs", role+".log"), argv, c.opts.ProcessOutput)
+	p, err := proc.Start(proc.Spec{Name: role, Argv: argv, Dir: dir, Log: filepath.Join(c.work, "logs", role+".log"), Echo: c.opts.ProcessOutput})
 	if err != nil {
 		return nil, err
 	}
-	c.log.Info("pinot role started", "role", role, "pid", p.pid())
+	c.log.Info("pinot role started", "role", role, "pid", p.PID())
 	return p, nil
 }
 

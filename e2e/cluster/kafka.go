@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/warmup-sidecar/warmup-sidecar/e2e/proc"
 )
 
 // Kafka for the REALTIME leg of TableHybrid: one Apache Kafka JVM in KRaft mode (broker and
@@ -100,12 +102,12 @@ func (c *Cluster) startKafka(ctx context.Context) error {
 		return fmt.Errorf("kafka storage format: %w: %s", err, out)
 	}
 	argv := c.kafkaJava("-Xmx384m", "kafka.Kafka", props)
-	p, err := startProc("kafka", dir, c.LogPath("kafka"), argv, c.opts.ProcessOutput)
+	p, err := proc.Start(proc.Spec{Name: "kafka", Argv: argv, Dir: dir, Log: c.LogPath("kafka"), Echo: c.opts.ProcessOutput})
 	if err != nil {
 		return err
 	}
 	c.kafka = p
-	c.log.Info("kafka started", "pid", p.pid(), "bootstrap", c.kafkaAddress())
+	c.log.Info("kafka started", "pid", p.PID(), "bootstrap", c.kafkaAddress())
 	return waitFor(ctx, p, "kafka", c.opts.StartTimeout, tcpOpen(c.kafkaAddress()))
 }
 

@@ -1,7 +1,6 @@
 package controlplane
 
 import (
-	"bytes"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -12,16 +11,11 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/warmup-sidecar/warmup-sidecar/e2e/kube/proc"
+	"github.com/warmup-sidecar/warmup-sidecar/e2e/proc"
 )
 
 // component is one control plane process: started, then waited for on its health endpoint.
-type component struct {
-	name   string
-	p      *proc.Proc
-	log    string
-	health string // URL answering 200 once the component serves
-}
+type component struct{ p *proc.Proc }
 
 // start runs argv and waits until health answers 200, the process exits, or ctx ends. On
 // failure the process is stopped and the error quotes the end of its log.
@@ -30,7 +24,7 @@ func startComponent(ctx context.Context, name string, argv []string, log, health
 	if err != nil {
 		return nil, err
 	}
-	c := &component{name: name, p: p, log: log, health: health}
+	c := &component{p: p}
 	for {
 		if req, err := http.NewRequestWithContext(ctx, http.MethodGet, health, nil); err == nil {
 			if resp, err := client.Do(req); err == nil {
@@ -43,31 +37,16 @@ func startComponent(ctx context.Context, name string, argv []string, log, health
 		select {
 		case <-p.Done():
 			code, why := p.ExitCode()
-			return nil, fmt.Errorf("%s exited (%d, %s) before %s answered 200:\n%s", name, code, why, health, tail(log))
+			return nil, fmt.Errorf("%s exited (%d, %s) before %s answered 200:\n%s", name, code, why, health, p.Tail(30))
 		case <-ctx.Done():
 			p.Stop(5 * time.Second)
-			return nil, fmt.Errorf("%s: %s did not answer 200: %w\n%s", name, health, ctx.Err(), tail(log))
+			return nil, fmt.Errorf("%s: %s did not answer 200: %w\n%s", name, health, ctx.Err(), p.Tail(30))
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
 }
 
 func (c *component) stop() { c.p.Stop(10 * time.Second) }
-
-// tail is the last ~2 KB of a log, for errors.
-func tail(path string) string {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return ""
-	}
-	if len(b) > 2048 {
-		b = b[len(b)-2048:]
-		if i := bytes.IndexByte(b, '\n'); i >= 0 {
-			b = b[i+1:]
-		}
-	}
-	return string(b)
-}
 
 // freePort asks the kernel for a free loopback port.
 func freePort() (int, error) {

@@ -19,7 +19,7 @@ import (
 
 	"github.com/warmup-sidecar/warmup-sidecar/e2e/cluster"
 	"github.com/warmup-sidecar/warmup-sidecar/e2e/kube/podnet"
-	"github.com/warmup-sidecar/warmup-sidecar/e2e/kube/proc"
+	"github.com/warmup-sidecar/warmup-sidecar/e2e/proc"
 )
 
 // TestChartBrokerAndSidecarRun runs the broker pod warmup-inject renders from the official chart

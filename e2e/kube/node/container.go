@@ -9,7 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/warmup-sidecar/warmup-sidecar/e2e/kube/launch"
-	"github.com/warmup-sidecar/warmup-sidecar/e2e/kube/proc"
+	"github.com/warmup-sidecar/warmup-sidecar/e2e/proc"
 )
 
 // containerKind orders a pod's containers: init containers run to completion one by one, sidecars

@@ -15,7 +15,7 @@ import (
 
 	"github.com/warmup-sidecar/warmup-sidecar/e2e/kube/launch"
 	"github.com/warmup-sidecar/warmup-sidecar/e2e/kube/podnet"
-	"github.com/warmup-sidecar/warmup-sidecar/e2e/kube/proc"
+	"github.com/warmup-sidecar/warmup-sidecar/e2e/proc"
 )
 
 // podWorker owns one pod from its binding to this node until its processes are gone and the pod

@@ -11,7 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/warmup-sidecar/warmup-sidecar/e2e/kube/proc"
+	"github.com/warmup-sidecar/warmup-sidecar/e2e/proc"
 )
 
 // A terminating pod whose last process has exited, its exit not yet collected (it died between

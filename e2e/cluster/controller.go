@@ -17,6 +17,11 @@ import (
 // do sends one request and fails on any status but 200, quoting the body: the controller explains
 // its refusals there.
 func (c *Cluster) do(ctx context.Context, method, u, contentType string, body io.Reader) ([]byte, error) {
+	return doHTTP(ctx, c.http, method, u, contentType, body)
+}
+
+// doHTTP is one request by client; a status other than 200 is an error carrying the body.
+func doHTTP(ctx context.Context, client *http.Client, method, u, contentType string, body io.Reader) ([]byte, error) {
 	req, err := http.NewRequestWithContext(ctx, method, u, body)
 	if err != nil {
 		return nil, err
@@ -24,7 +29,7 @@ func (c *Cluster) do(ctx context.Context, method, u, contentType string, body io
 	if contentType != "" {
 		req.Header.Set("Content-Type", contentType)
 	}
-	resp, err := c.http.Do(req)
+	resp, err := client.Do(req)
 	if err != nil {
 		return nil, err
 	}

@@ -36,8 +36,17 @@ func (c *Cluster) Query(ctx context.Context, sql string) (*QueryResponse, error)
 // Query runs sql through the broker's POST /query/sql. Pinot reports query errors inside an HTTP
 // 200 body: they come back in Exceptions, not as err.
 func (b Broker) Query(ctx context.Context, sql string) (*QueryResponse, error) {
+	return queryAt(ctx, b.c.http, b.URL(), sql)
+}
+
+// QueryAt is Broker.Query on any broker address: a pod's, a Service's.
+func QueryAt(ctx context.Context, base, sql string) (*QueryResponse, error) {
+	return queryAt(ctx, http.DefaultClient, base, sql)
+}
+
+func queryAt(ctx context.Context, client *http.Client, base, sql string) (*QueryResponse, error) {
 	body, _ := json.Marshal(map[string]string{"sql": sql})
-	data, err := b.c.do(ctx, http.MethodPost, b.URL()+"/query/sql", "application/json", bytes.NewReader(body))
+	data, err := doHTTP(ctx, client, http.MethodPost, base+"/query/sql", "application/json", bytes.NewReader(body))
 	if err != nil {
 		return nil, fmt.Errorf("query %q: %w", sql, err)
 	}
@@ -49,9 +58,23 @@ func (b Broker) Query(ctx context.Context, sql string) (*QueryResponse, error) {
 	return &r, nil
 }
 
-// Count returns SELECT COUNT(*) FROM table, failing on any query exception or partial answer.
+// Count returns SELECT COUNT(*) FROM table through the first broker, failing on any query
+// exception or partial answer.
 func (c *Cluster) Count(ctx context.Context, table string) (int64, error) {
-	r, err := c.Query(ctx, fmt.Sprintf(`SELECT COUNT(*) FROM "%s"`, table))
+	r, err := c.Query(ctx, countSQL(table))
+	return count(table, r, err)
+}
+
+// CountAt is Count through the broker at base (a pod's address, a Service's).
+func CountAt(ctx context.Context, base, table string) (int64, error) {
+	r, err := QueryAt(ctx, base, countSQL(table))
+	return count(table, r, err)
+}
+
+func countSQL(table string) string { return fmt.Sprintf(`SELECT COUNT(*) FROM "%s"`, table) }
+
+// count reads a COUNT(*) answer, failing on any query exception or partial answer.
+func count(table string, r *QueryResponse, err error) (int64, error) {
 	if err != nil {
 		return 0, err
 	}

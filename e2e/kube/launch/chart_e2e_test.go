@@ -3,9 +3,7 @@
 package launch
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -89,8 +87,8 @@ brokerJvm: {c1Only: true}
 	if body := get(t, c.ControllerURL()+"/instances"); !strings.Contains(body, `"`+id+`"`) {
 		t.Errorf("the controller's instances lack %s: %s", id, body)
 	}
-	if n := count(t, query, cluster.TableBoth); n != cluster.RowsBoth {
-		t.Errorf("COUNT(*) FROM %s through the pod's broker = %d, want %d", cluster.TableBoth, n, cluster.RowsBoth)
+	if n, err := cluster.CountAt(t.Context(), query, cluster.TableBoth); err != nil || n != cluster.RowsBoth {
+		t.Errorf("COUNT(*) FROM %s through the pod's broker = %d (%v), want %d", cluster.TableBoth, n, err, cluster.RowsBoth)
 	}
 	if _, err := os.Stat(filepath.Join(broker.Dir, "opt", "pinot", "gc-pinot-broker.log")); err != nil {
 		t.Errorf("the GC log the chart's -Xlog names: %v", err)
@@ -163,24 +161,6 @@ func get(t *testing.T, url string) string {
 		t.Fatalf("GET %s: HTTP %d %.300s", url, resp.StatusCode, b)
 	}
 	return string(b)
-}
-
-// count is SELECT COUNT(*) FROM table through the broker at url.
-func count(t *testing.T, url, table string) int {
-	t.Helper()
-	body, _ := json.Marshal(map[string]string{"sql": fmt.Sprintf(`SELECT COUNT(*) FROM "%s"`, table)})
-	resp, err := http.Post(url+"/query/sql", "application/json", bytes.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var r cluster.QueryResponse
-	b, _ := io.ReadAll(resp.Body)
-	if err := json.Unmarshal(b, &r); err != nil || len(r.Exceptions) > 0 || r.ResultTable == nil || len(r.ResultTable.Rows) != 1 {
-		t.Fatalf("COUNT(*) FROM %s: %v %.300s", table, err, b)
-	}
-	n, _ := r.ResultTable.Rows[0][0].(float64)
-	return int(n)
 }
 
 func tail(s string, n int) string {

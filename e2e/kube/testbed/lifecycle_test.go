@@ -111,7 +111,7 @@ func (pb *pinotBed) queryEach(t *testing.T, ctx context.Context, pods []corev1.P
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := Query(ctx, u, "SELECT COUNT(*) FROM "+cluster.TableBoth); err != nil {
+		if _, err := cluster.CountAt(ctx, u, cluster.TableBoth); err != nil {
 			t.Errorf("%s: %v", p.Name, err)
 		}
 	}
@@ -160,7 +160,7 @@ func TestHelmLifecycle(t *testing.T) {
 	if err := svc.WaitInRotation(ctx, 2, 30*time.Second); err != nil {
 		t.Fatalf("both brokers in the Service's rotation: %v", err)
 	}
-	if _, err := Query(ctx, svc.URL(), "SELECT COUNT(*) FROM "+cluster.TableBoth); err != nil {
+	if _, err := cluster.CountAt(ctx, svc.URL(), cluster.TableBoth); err != nil {
 		t.Errorf("through the Service: %v", err)
 	}
 
@@ -199,7 +199,7 @@ func TestHelmLifecycle(t *testing.T) {
 	}
 	pods = pb.brokersRolled(t, ctx, 2, false, uids(pods))
 	pb.queryEach(t, ctx, pods)
-	if _, err := Query(ctx, svc.URL(), "SELECT COUNT(*) FROM "+cluster.TableBoth); err != nil {
+	if _, err := cluster.CountAt(ctx, svc.URL(), cluster.TableBoth); err != nil {
 		t.Errorf("through the Service after two rollouts: %v", err)
 	}
 	// Every rollout took each pod out of the Service and put its replacement in.

@@ -61,29 +61,6 @@ func Get(ctx context.Context, url string) (int, string, error) {
 	return resp.StatusCode, string(body), err
 }
 
-// Query posts sql to a Pinot broker's /query/sql at base and returns the body; a non-200 or a
-// response with exceptions is an error.
-func Query(ctx context.Context, base, sql string) (string, error) {
-	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	body := fmt.Sprintf(`{"sql":%q}`, sql)
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+"/query/sql", strings.NewReader(body))
-	if err != nil {
-		return "", err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return "", fmt.Errorf("query %s: %w", base, err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-	if resp.StatusCode != http.StatusOK || strings.Contains(string(b), `"errorCode"`) {
-		return string(b), fmt.Errorf("query %s: HTTP %d: %.300s", base, resp.StatusCode, b)
-	}
-	return string(b), nil
-}
-
 // WaitFor polls f every 250 ms until it is true or d passes; the error quotes f's last word.
 func WaitFor(ctx context.Context, what string, d time.Duration, f func() (bool, string)) error {
 	deadline := time.Now().Add(d)

@@ -119,21 +119,15 @@ func (s envSource) serviceEnv(ctx context.Context, pod *corev1.Pod) (map[string]
 func (s envSource) envFromData(ctx context.Context, ns string, ef corev1.EnvFromSource) (map[string]string, error) {
 	switch {
 	case ef.ConfigMapRef != nil:
-		cm, err := s.client.CoreV1().ConfigMaps(ns).Get(ctx, ef.ConfigMapRef.Name, metav1.GetOptions{})
+		cm, err := configMap(ctx, s.client, ns, ef.ConfigMapRef.Name, ef.ConfigMapRef.Optional)
 		if err != nil {
-			if ef.ConfigMapRef.Optional != nil && *ef.ConfigMapRef.Optional {
-				return nil, nil
-			}
-			return nil, fmt.Errorf("configMap %s: %w", ef.ConfigMapRef.Name, err)
+			return nil, err
 		}
 		return cm.Data, nil
 	case ef.SecretRef != nil:
-		sec, err := s.client.CoreV1().Secrets(ns).Get(ctx, ef.SecretRef.Name, metav1.GetOptions{})
+		sec, err := secret(ctx, s.client, ns, ef.SecretRef.Name, ef.SecretRef.Optional)
 		if err != nil {
-			if ef.SecretRef.Optional != nil && *ef.SecretRef.Optional {
-				return nil, nil
-			}
-			return nil, fmt.Errorf("secret %s: %w", ef.SecretRef.Name, err)
+			return nil, err
 		}
 		out := map[string]string{}
 		for k, v := range sec.Data {
@@ -152,30 +146,24 @@ func (s envSource) valueFrom(ctx context.Context, pod *corev1.Pod, c *corev1.Con
 		return resourceValue(c, vf.ResourceFieldRef)
 	case vf.ConfigMapKeyRef != nil:
 		r := vf.ConfigMapKeyRef
-		cm, err := s.client.CoreV1().ConfigMaps(pod.Namespace).Get(ctx, r.Name, metav1.GetOptions{})
-		if err == nil {
-			if v, ok := cm.Data[r.Key]; ok {
-				return v, nil
-			}
-			err = fmt.Errorf("configMap %s has no key %s", r.Name, r.Key)
+		cm, err := configMap(ctx, s.client, pod.Namespace, r.Name, r.Optional)
+		if err != nil {
+			return "", err
 		}
-		if r.Optional != nil && *r.Optional {
-			return "", nil
+		if v, ok := cm.Data[r.Key]; ok || (r.Optional != nil && *r.Optional) {
+			return v, nil
 		}
-		return "", err
+		return "", fmt.Errorf("configMap %s has no key %s", r.Name, r.Key)
 	case vf.SecretKeyRef != nil:
 		r := vf.SecretKeyRef
-		sec, err := s.client.CoreV1().Secrets(pod.Namespace).Get(ctx, r.Name, metav1.GetOptions{})
-		if err == nil {
-			if v, ok := sec.Data[r.Key]; ok {
-				return string(v), nil
-			}
-			err = fmt.Errorf("secret %s has no key %s", r.Name, r.Key)
+		sec, err := secret(ctx, s.client, pod.Namespace, r.Name, r.Optional)
+		if err != nil {
+			return "", err
 		}
-		if r.Optional != nil && *r.Optional {
-			return "", nil
+		if v, ok := sec.Data[r.Key]; ok || (r.Optional != nil && *r.Optional) {
+			return string(v), nil
 		}
-		return "", err
+		return "", fmt.Errorf("secret %s has no key %s", r.Name, r.Key)
 	}
 	return "", fmt.Errorf("unsupported valueFrom")
 }

@@ -99,12 +99,12 @@ func writeItems(dir string, data map[string][]byte, items []corev1.KeyToPath) er
 }
 
 func (v volumes) configMap(ctx context.Context, ns, name string, items []corev1.KeyToPath, optional *bool, dir string) error {
-	cm, err := v.client.CoreV1().ConfigMaps(ns).Get(ctx, name, metav1.GetOptions{})
+	cm, err := configMap(ctx, v.client, ns, name, optional)
 	if err != nil {
-		if optional != nil && *optional {
-			return os.MkdirAll(dir, 0o755)
-		}
-		return fmt.Errorf("configMap %s: %w", name, err)
+		return err
+	}
+	if cm.Name == "" { // an optional one that is missing: an empty volume
+		return os.MkdirAll(dir, 0o755)
 	}
 	data := map[string][]byte{}
 	for k, s := range cm.Data {
@@ -117,12 +117,12 @@ func (v volumes) configMap(ctx context.Context, ns, name string, items []corev1.
 }
 
 func (v volumes) secret(ctx context.Context, ns, name string, items []corev1.KeyToPath, optional *bool, dir string) error {
-	sec, err := v.client.CoreV1().Secrets(ns).Get(ctx, name, metav1.GetOptions{})
+	sec, err := secret(ctx, v.client, ns, name, optional)
 	if err != nil {
-		if optional != nil && *optional {
-			return os.MkdirAll(dir, 0o755)
-		}
-		return fmt.Errorf("secret %s: %w", name, err)
+		return err
+	}
+	if sec.Name == "" { // an optional one that is missing: an empty volume
+		return os.MkdirAll(dir, 0o755)
 	}
 	return writeItems(dir, sec.Data, items)
 }

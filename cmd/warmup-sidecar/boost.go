@@ -27,9 +27,10 @@ func (s *sidecar) boostRunner(cfg config.Config) *cpuboost.Runner {
 		})
 		return nil
 	}
+	// The supervisor's JIT source: one scraper of the broker JVM's metrics for the run and the boost.
 	var src cpuboost.CompileTimeSource
-	if c := compileSource(cfg); c != nil {
-		src = c
+	if s.sup.Compile != nil {
+		src = s.sup.Compile
 	}
 	return &cpuboost.Runner{
 		Settings: cpuboost.Settings{

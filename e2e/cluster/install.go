@@ -69,25 +69,36 @@ func InstallJMXAgent(ctx context.Context, progress io.Writer) (string, error) {
 // InstallComponent runs `scripts/install-pinot.sh <what>` (pinot, kafka or jmx-agent) and returns
 // the path it prints last: a lib dir, or the agent's jar.
 func InstallComponent(ctx context.Context, what string, progress io.Writer) (string, error) {
-	root, err := RepoRoot()
+	path, err := RunInstall(ctx, progress, "install-pinot.sh", what)
 	if err != nil {
 		return "", fmt.Errorf("install %s: %w", what, err)
 	}
-	if progress == nil {
-		progress = io.Discard
+	return path, nil
+}
+
+// RunInstall runs one of the repository's install scripts (scripts/<script> args…: they install
+// once, then cost a few stat calls) and returns the path it prints last: a lib dir, a bin dir.
+// Its progress (stderr) goes to progress, or is quoted in the error when progress is nil.
+func RunInstall(ctx context.Context, progress io.Writer, script string, args ...string) (string, error) {
+	root, err := RepoRoot()
+	if err != nil {
+		return "", err
 	}
-	var out bytes.Buffer
-	cmd := exec.CommandContext(ctx, "bash", filepath.Join(root, "scripts", "install-pinot.sh"), what)
+	var out, errOut bytes.Buffer
+	cmd := exec.CommandContext(ctx, "bash", append([]string{filepath.Join(root, "scripts", script)}, args...)...)
 	cmd.Dir = root
 	cmd.Stdout = &out
-	cmd.Stderr = progress
+	cmd.Stderr = &errOut
+	if progress != nil {
+		cmd.Stderr = progress
+	}
 	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("install %s: scripts/install-pinot.sh: %w", what, err)
+		return "", fmt.Errorf("scripts/%s: %w\n%s", script, err, errOut.String())
 	}
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
 	path := strings.TrimSpace(lines[len(lines)-1])
 	if path == "" {
-		return "", fmt.Errorf("install %s: scripts/install-pinot.sh printed no path", what)
+		return "", fmt.Errorf("scripts/%s printed no path", script)
 	}
 	return path, nil
 }

@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 
 	"github.com/warmup-sidecar/warmup-sidecar/e2e/cluster"
 )
@@ -18,20 +17,14 @@ func BuildArchive(ctx context.Context, dir, platforms string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	tools := exec.CommandContext(ctx, "bash", "scripts/install-tools.sh")
-	tools.Dir = root
-	out, err := tools.Output()
+	tools, err := cluster.RunInstall(ctx, nil, "install-tools.sh")
 	if err != nil {
-		return "", fmt.Errorf("scripts/install-tools.sh: %w", err)
-	}
-	lines := strings.Fields(string(out))
-	if len(lines) == 0 {
-		return "", fmt.Errorf("scripts/install-tools.sh printed no bin dir")
+		return "", err
 	}
 	archive := filepath.Join(dir, "warmup-sidecar.oci.tar")
 	build := exec.CommandContext(ctx, "bash", "scripts/image.sh", "--platforms", platforms, "--out", archive)
 	build.Dir = root
-	build.Env = append(os.Environ(), "PATH="+lines[len(lines)-1]+":"+os.Getenv("PATH"))
+	build.Env = append(os.Environ(), "PATH="+tools+":"+os.Getenv("PATH"))
 	if b, err := build.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("scripts/image.sh: %w\n%s", err, b)
 	}

@@ -1,12 +1,10 @@
 package controlplane
 
 import (
-	"bytes"
+	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 
 	"github.com/warmup-sidecar/warmup-sidecar/e2e/cluster"
 )
@@ -17,19 +15,10 @@ import (
 func Binaries() (string, error) {
 	dir := os.Getenv("WARMUP_KUBE_BIN")
 	if dir == "" {
-		root, err := cluster.RepoRoot()
-		if err != nil {
+		var err error
+		if dir, err = cluster.RunInstall(context.Background(), nil, "install-kube.sh"); err != nil {
 			return "", err
 		}
-		var stderr bytes.Buffer
-		cmd := exec.Command("bash", filepath.Join(root, "scripts", "install-kube.sh"))
-		cmd.Stderr = &stderr
-		out, err := cmd.Output()
-		if err != nil {
-			return "", fmt.Errorf("scripts/install-kube.sh: %w\n%s", err, stderr.String())
-		}
-		lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-		dir = lines[len(lines)-1]
 	}
 	for _, b := range []string{"etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kubectl"} {
 		if _, err := os.Stat(filepath.Join(dir, b)); err != nil {

@@ -28,12 +28,11 @@ func NewHelm(ctx context.Context, kubeconfig, dir string) (*Helm, error) {
 	if err != nil {
 		return nil, err
 	}
-	out, err := exec.CommandContext(ctx, "bash", filepath.Join(root, "scripts", "install-tools.sh")).Output()
+	bin, err := cluster.RunInstall(ctx, nil, "install-tools.sh")
 	if err != nil {
-		return nil, fmt.Errorf("scripts/install-tools.sh: %w", err)
+		return nil, err
 	}
-	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-	h := &Helm{Bin: filepath.Join(lines[len(lines)-1], "helm"), Kubeconfig: kubeconfig,
+	h := &Helm{Bin: filepath.Join(bin, "helm"), Kubeconfig: kubeconfig,
 		Inject: filepath.Join(dir, "warmup-inject"),
 		Chart:  filepath.Join(root, "testdata", "pinot-helm", "pinot-chart-release-1.5.1.tgz")}
 	if c := os.Getenv("WARMUP_PINOT_CHART"); c != "" {

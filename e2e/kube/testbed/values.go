@@ -3,6 +3,7 @@ package testbed
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/warmup-sidecar/warmup-sidecar/e2e/cluster"
@@ -26,8 +27,12 @@ type BrokerValues struct {
 	Extra string
 }
 
-// Write writes the values file for cluster c at path.
+// Write writes the values file for cluster c at path, making its directory (the bed's work
+// directory is made by the bed's start, which needs the values first).
 func (v BrokerValues) Write(c *cluster.Cluster, path string) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("values file's directory: %w", err)
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, `image:
   repository: %s

@@ -13,6 +13,14 @@ import (
 // old, checking live (with Timeout) when the value is older. Readiness checks at
 // thousands per second therefore cost the broker at most one /health a second.
 //
+// A check with no answer in time (Slow: a busy broker, e.g. one throttled at its
+// CPU limit under load) is not evidence the broker went away: while the last
+// answer was 200 and is at most SlowGrace old it is still the answer. A broker
+// that hangs longer is not ready; one that refuses or answers non-200 is not
+// ready at once. Without it a serving broker whose /health is slower than
+// Timeout for a few probes leaves its Service, where its own probe (the
+// official chart's: 10 s timeout, 10 failures) would keep it.
+//
 // Callers arriving while a check is in flight share it. The check is bound by
 // Timeout, not by any caller's context: a caller that gives up leaves at once and
 // cannot cut or spoil the answer the others wait for. A context error (a check
@@ -23,7 +31,10 @@ type BrokerHealth struct {
 	Check   func(ctx context.Context) (ok bool, reason string, err error)
 	MaxAge  time.Duration
 	Timeout time.Duration
-	Now     func() time.Time
+	// SlowGrace: how old a 200 may be and still answer for a check that got no
+	// answer in time (0: not at all).
+	SlowGrace time.Duration
+	Now       func() time.Time
 
 	flight singleflight.Group
 
@@ -76,19 +87,20 @@ func (h *BrokerHealth) checkNow() verdict {
 // Store records a check made elsewhere (the supervisor's watch loop).
 func (h *BrokerHealth) Store(ok bool, reason string, err error) { h.store(ok, reason, err) }
 
-// store judges an answer and caches it unless it is a context error.
+// store judges an answer and caches it unless it is a context error. A slow
+// check is answered by a 200 at most SlowGrace old and never cached, so the
+// grace runs from the last real 200.
 func (h *BrokerHealth) store(ok bool, reason string, err error) verdict {
-	v := judge(ok, reason, err)
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return v
-	}
-	h.mu.Lock()
-	h.at, h.last = h.Now(), v
-	h.mu.Unlock()
-	return v
-}
-
-func judge(ok bool, reason string, err error) verdict {
 	v, why := JudgeHealth(ok, reason, err)
-	return verdict{v == Healthy, why}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if v == Slow && h.last.ok && !h.at.IsZero() && h.Now().Sub(h.at) <= h.SlowGrace {
+		return h.last
+	}
+	judged := verdict{v == Healthy, why}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return judged
+	}
+	h.at, h.last = h.Now(), judged
+	return judged
 }

@@ -206,3 +206,61 @@ func TestJudgeHealth(t *testing.T) {
 		})
 	}
 }
+
+// A broker that answered 200 and then answers too late (busy at its CPU limit)
+// stays ready for SlowGrace from its last 200, then not; one that refuses or
+// answers non-200 is not ready at once, grace or not.
+func TestBrokerHealthSlowAfterA200KeepsItForTheGrace(t *testing.T) {
+	clock := newFakeClock()
+	var answer atomic.Value // "ok", "slow", "refused", "503"
+	answer.Store("ok")
+	check := func(ctx context.Context) (bool, string, error) {
+		switch answer.Load() {
+		case "slow":
+			<-ctx.Done()
+			return false, "", fmt.Errorf("checking broker health: %w", ctx.Err())
+		case "refused":
+			return false, "", fmt.Errorf("checking broker health: %w", syscall.ECONNREFUSED)
+		case "503":
+			return false, "HTTP 503", nil
+		}
+		return true, "", nil
+	}
+	h := &BrokerHealth{Check: check, MaxAge: time.Second, Timeout: 5 * time.Millisecond, SlowGrace: 30 * time.Second, Now: clock.Now}
+	if ok, why := h.Get(context.Background()); !ok {
+		t.Fatalf("healthy broker: ready=%v %q", ok, why)
+	}
+	answer.Store("slow")
+	for _, after := range []time.Duration{2 * time.Second, 28 * time.Second} { // 2 s, then 30 s after the 200
+		clock.Advance(after)
+		if ok, why := h.Get(context.Background()); !ok {
+			t.Fatalf("slow /health %v after a 200 (grace 30s): ready=%v %q, want ready", clock.Now().Sub(time.Unix(1_800_000_000, 0)), ok, why)
+		}
+	}
+	clock.Advance(time.Second)
+	if ok, why := h.Get(context.Background()); ok || !strings.Contains(why, "did not answer in time") {
+		t.Fatalf("slow /health 31 s after the last 200: ready=%v %q, want not ready (no answer in time)", ok, why)
+	}
+	// A 200 again starts the grace again; a refusal or a 503 inside it is not ready at once.
+	for _, down := range []string{"refused", "503"} {
+		answer.Store("ok")
+		clock.Advance(time.Second)
+		if ok, why := h.Get(context.Background()); !ok {
+			t.Fatalf("broker back: ready=%v %q", ok, why)
+		}
+		answer.Store(down)
+		clock.Advance(time.Second)
+		if ok, _ := h.Get(context.Background()); ok {
+			t.Fatalf("%s 1 s after a 200: ready, want not ready at once", down)
+		}
+	}
+	// Without a grace, a slow check after a 200 is not ready.
+	answer.Store("ok")
+	strict := &BrokerHealth{Check: check, MaxAge: time.Second, Timeout: 5 * time.Millisecond, Now: clock.Now}
+	strict.Get(context.Background())
+	answer.Store("slow")
+	clock.Advance(time.Second)
+	if ok, _ := strict.Get(context.Background()); ok {
+		t.Fatal("SlowGrace 0: a slow check after a 200 was ready")
+	}
+}

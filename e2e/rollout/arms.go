@@ -10,23 +10,33 @@ import (
 // Arms of the rollout study.
 const (
 	ArmOff         = "off"          // no sidecar: a pod is Ready on the broker's /health
+	ArmOffFast     = "off_fast"     // off with the short broker probe on_fast has, without the gate
 	ArmLBSlowStart = "lb_slowstart" // off + the balancer's slow start: the peers' ramp
 	ArmOnDefault   = "on_default"   // the sidecar with its defaults
+	ArmOnFast      = "on_fast"      // on_default + brokerReadiness.decidedBy sidecar: the gate decides
 	ArmOnSlowStart = "on_slowstart" // both
 	ArmOnC1        = "on_c1"        // on_default + warmup-inject's brokerJvm.c1Only (-XX:TieredStopAtLevel=1)
 )
 
 // ArmOrder is every arm, in report order.
-var ArmOrder = []string{ArmOff, ArmLBSlowStart, ArmOnDefault, ArmOnSlowStart, ArmOnC1}
+var ArmOrder = []string{ArmOff, ArmOffFast, ArmLBSlowStart, ArmOnDefault, ArmOnFast, ArmOnSlowStart, ArmOnC1}
+
+// StudyArms are the full study's arms by default: the chart as it is, the short probe with and
+// without the gate, the sidecar's defaults, the balancer's ramp. on_slowstart and on_c1 are
+// there to ask for.
+var StudyArms = []string{ArmOff, ArmOffFast, ArmLBSlowStart, ArmOnDefault, ArmOnFast}
 
 // DefaultSlowStart is the lb_slowstart ramp: HAProxy `slowstart 30s`.
 const DefaultSlowStart = 30 * time.Second
 
 // armSpec is what an arm changes: the sidecar (helm's post-renderer warmup-inject), the
+// broker's readiness probe (fast: it starts at once and samples every second, by the chart's
+// values without the sidecar, by warmup-inject's brokerReadiness.decidedBy sidecar with it), the
 // balancer's ramp (HAProxy's slowstart), the broker's JIT (warmup-inject's brokerJvm.c1Only, the
 // lever the README documents for the cold tail).
 type armSpec struct {
 	sidecar   bool
+	fast      bool
 	slowStart bool
 	c1        bool
 }
@@ -35,10 +45,14 @@ func specOf(arm string) (armSpec, error) {
 	switch arm {
 	case ArmOff:
 		return armSpec{}, nil
+	case ArmOffFast:
+		return armSpec{fast: true}, nil
 	case ArmLBSlowStart:
 		return armSpec{slowStart: true}, nil
 	case ArmOnDefault:
 		return armSpec{sidecar: true}, nil
+	case ArmOnFast:
+		return armSpec{sidecar: true, fast: true}, nil
 	case ArmOnSlowStart:
 		return armSpec{sidecar: true, slowStart: true}, nil
 	case ArmOnC1:

@@ -155,8 +155,11 @@ func (b *bed) release(arm string, replicas int, restart string) (testbed.Release
 	if restart != "" {
 		broker["podAnnotations"] = map[string]string{restartedAt: restart}
 	}
-	if p := b.cfg.ReadinessPeriod; p > 0 {
-		broker["probes"] = map[string]any{"readiness": map[string]any{"periodSeconds": int(p / time.Second)}}
+	switch {
+	case spec.fast && !spec.sidecar:
+		broker["probes"] = map[string]any{"readiness": fastProbe}
+	case b.cfg.ReadinessPeriod > 0:
+		broker["probes"] = map[string]any{"readiness": map[string]any{"periodSeconds": int(b.cfg.ReadinessPeriod / time.Second)}}
 	}
 	// JSON is YAML: helm and warmup-inject read these files as values files.
 	event := filepath.Join(b.dir, "release.yaml")
@@ -179,8 +182,15 @@ func (b *bed) release(arm string, replicas int, restart string) (testbed.Release
 	return rel, nil
 }
 
+// fastProbe is off_fast's broker readiness probe: what warmup-inject's brokerReadiness.decidedBy
+// sidecar (period 1 s) makes of the official chart's (60 s delay, every 10 s, 3 failures), so that
+// off_fast and on_fast differ by the gate alone. The chart reads an initialDelaySeconds of 0 as
+// unset (its 60 s): 1 is the shortest it renders.
+var fastProbe = map[string]any{"initialDelaySeconds": 1, "periodSeconds": 1, "failureThreshold": 30}
+
 // injectValues are warmup-inject's values for an ON arm: the sidecar's settings (--sidecar-env),
-// the controller it reads the tables from, the C1-only broker for on_c1, the smoke's probe period.
+// the controller it reads the tables from, the C1-only broker for on_c1, the gate deciding the
+// broker's readiness for on_fast, the smoke's probe period.
 func (b *bed) injectValues(spec armSpec) (map[string]any, error) {
 	warmup, err := sidecarValues(b.cfg.SidecarEnv)
 	if err != nil {
@@ -192,6 +202,9 @@ func (b *bed) injectValues(spec armSpec) (map[string]any, error) {
 	v := map[string]any{"warmup": warmup}
 	if spec.c1 {
 		v["brokerJvm"] = map[string]any{"c1Only": true}
+	}
+	if spec.fast {
+		v["brokerReadiness"] = map[string]any{"decidedBy": "sidecar"}
 	}
 	if p := b.cfg.SidecarProbePeriod; p > 0 {
 		v["readinessProbe"] = map[string]any{"periodSeconds": int(p / time.Second)}

@@ -24,20 +24,28 @@ func readValues(t *testing.T, path string) map[string]any {
 }
 
 // Each arm is chart values: the off arms the chart alone, the ON arms warmup-inject as the
-// post-renderer with the sidecar's settings, on_c1 its brokerJvm.c1Only; a rollout stamps the
+// post-renderer with the sidecar's settings, on_c1 its brokerJvm.c1Only, on_fast its
+// brokerReadiness.decidedBy sidecar, off_fast the chart's probe as short; a rollout stamps the
 // restartedAt annotation and the replicas are always stated.
 func TestArmsAreChartValues(t *testing.T) {
 	b := &bed{dir: t.TempDir(), base: "base.yaml", controllerURL: "http://127.0.0.2:30001",
 		cfg: Config{SidecarEnv: map[string]string{"WARMUP_BUDGET": "40s"}, ReadinessPeriod: 2 * time.Second, SidecarProbePeriod: 3 * time.Second}}
+	studyProbe := map[string]any{"periodSeconds": 2.0}
+	// off_fast's probe is what the gate's rule makes of the chart's (60 s, 10 s × 3).
+	fast := map[string]any{"initialDelaySeconds": 1.0, "periodSeconds": 1.0, "failureThreshold": 30.0}
 	for _, tc := range []struct {
 		arm    string
+		probe  map[string]any
 		inject map[string]any
 	}{
-		{ArmOff, nil},
-		{ArmLBSlowStart, nil},
-		{ArmOnDefault, map[string]any{"warmup": map[string]any{"budget": "40s", "controllerUrl": "http://127.0.0.2:30001"},
+		{ArmOff, studyProbe, nil},
+		{ArmOffFast, fast, nil},
+		{ArmLBSlowStart, studyProbe, nil},
+		{ArmOnDefault, studyProbe, map[string]any{"warmup": map[string]any{"budget": "40s", "controllerUrl": "http://127.0.0.2:30001"},
 			"readinessProbe": map[string]any{"periodSeconds": 3.0}}},
-		{ArmOnC1, map[string]any{"warmup": map[string]any{"budget": "40s", "controllerUrl": "http://127.0.0.2:30001"},
+		{ArmOnFast, studyProbe, map[string]any{"warmup": map[string]any{"budget": "40s", "controllerUrl": "http://127.0.0.2:30001"},
+			"readinessProbe": map[string]any{"periodSeconds": 3.0}, "brokerReadiness": map[string]any{"decidedBy": "sidecar"}}},
+		{ArmOnC1, studyProbe, map[string]any{"warmup": map[string]any{"budget": "40s", "controllerUrl": "http://127.0.0.2:30001"},
 			"readinessProbe": map[string]any{"periodSeconds": 3.0}, "brokerJvm": map[string]any{"c1Only": true}}},
 	} {
 		t.Run(tc.arm, func(t *testing.T) {
@@ -50,7 +58,7 @@ func TestArmsAreChartValues(t *testing.T) {
 			}
 			want := map[string]any{"broker": map[string]any{"replicaCount": 3.0,
 				"podAnnotations": map[string]any{restartedAt: "2026-12-04T05:00:00Z"},
-				"probes":         map[string]any{"readiness": map[string]any{"periodSeconds": 2.0}}}}
+				"probes":         map[string]any{"readiness": tc.probe}}}
 			if got := readValues(t, rel.Values[1]); !reflect.DeepEqual(got, want) {
 				t.Errorf("chart values %v, want %v", got, want)
 			}

@@ -8,15 +8,15 @@ import (
 	"time"
 )
 
-// Smoke returns cfg as the smoke run: two brokers of 700m CPU each, off and on_slowstart, one
+// Smoke returns cfg as the smoke run: two brokers of 700m CPU each, off and on_fast, one
 // rollout each, the broker's readiness probe at 5 s / 2 s instead of the chart's 60 s / 10 s and
-// the sidecar's every 2 s, short windows, a short calibration on a small table. It checks the
+// the sidecar's every 2 s (on_fast: the gate's 1 s), short windows, a short calibration on a small table. It checks the
 // tool end to end on the test bed in a few minutes; its figures are no measurement.
 func Smoke(cfg Config) Config {
 	cfg.Smoke = true
 	cfg.Brokers, cfg.Rollouts = 2, 1
 	if len(cfg.Arms) == 0 {
-		cfg.Arms = []string{ArmOff, ArmOnSlowStart}
+		cfg.Arms = []string{ArmOff, ArmOnFast}
 	}
 	cfg.BrokerCPURequest, cfg.BrokerCPULimit = "700m", "700m"
 	cfg.ReadinessDelay, cfg.ReadinessPeriod, cfg.SidecarProbePeriod = 5*time.Second, 2*time.Second, 2*time.Second

@@ -1,6 +1,7 @@
 package rollout
 
 import (
+	"slices"
 	"time"
 
 	"github.com/warmup-sidecar/warmup-sidecar/e2e/coldstart"
@@ -97,10 +98,44 @@ func worstQuietP99(tr *coldstart.Trace, spans []busySpan, w coldstart.Window) (p
 	return worstP99Where(tr, w, func(from, to time.Duration) bool { return overlaps(spans, from, to, -1) })
 }
 
+// neighbours is the load's latency while a pod started or was warmed out of service and no pod
+// was in its entry span: the queries the pods already in service answered meanwhile (a
+// cancellation counts at the timeout), what a warmup costs its neighbours.
+func neighbours(tr *coldstart.Trace, events []Event, spans []busySpan, w coldstart.Window) (queries int, p99 float64) {
+	var entered []coldstart.Window
+	for _, e := range events {
+		if e.Kind == KindInService {
+			at := e.At.Sub(tr.Start)
+			entered = append(entered, coldstart.Window{Start: at, End: at + EntrySpan})
+		}
+	}
+	var lat []float64
+	for _, r := range tr.Records {
+		t := r.Scheduled
+		if !w.Has(t) || !overlaps(spans, t, t+1, -1) || slices.ContainsFunc(entered, func(e coldstart.Window) bool { return e.Has(t) }) {
+			continue
+		}
+		queries++
+		switch r.Outcome {
+		case coldstart.OutcomeOK:
+			lat = append(lat, float64(r.Latency)/float64(time.Millisecond))
+		case coldstart.OutcomeCancelled:
+			lat = append(lat, float64(tr.Timeout)/float64(time.Millisecond))
+		}
+	}
+	slices.Sort(lat)
+	return queries, coldstart.Percentile(lat, 99)
+}
+
 // splitByCause fills r's figures that keep a neighbour's start apart from the cold serve.
 func splitByCause(r *Result, tr *coldstart.Trace, events []Event, b Bounds) {
 	spans := busySpans(events, tr.Start, b.Rollout.End)
 	r.Entries = entries(tr, events, spans, b, r.Steady.P99Ms)
+	r.NeighboursQueries, r.NeighboursP99Ms = neighbours(tr, events, spans, b.Rollout)
+	r.NeighboursRatio = 0
+	if r.Steady.P99Ms > 0 && r.NeighboursQueries > 0 {
+		r.NeighboursRatio = r.NeighboursP99Ms / r.Steady.P99Ms
+	}
 	r.QuietWorst10sP99Ms, r.QuietWorst10sRatio = 0, 0
 	if p99, _, ok := worstQuietP99(tr, spans, b.Rollout); ok {
 		r.QuietWorst10sP99Ms = p99

@@ -157,3 +157,36 @@ func tableRow(t *testing.T, table, arm string) string {
 	t.Fatalf("no row for %s in\n%s", arm, table)
 	return ""
 }
+
+// The neighbours' figure is the load while a pod starts or is warmed, without any pod's entry
+// span: a pod's cold serve in its first seconds is the entry's, not the neighbours'.
+func TestNeighboursAreTheLoadWhileAPodWarmsOutsideEntries(t *testing.T) {
+	var recs []coldstart.Record
+	for i := range 1000 {
+		s := time.Duration(i) * 100 * time.Millisecond
+		lat := 5 * time.Millisecond
+		switch {
+		case s >= 50*time.Second && s < 52*time.Second: // pod 1's entry
+			lat = 300 * time.Millisecond
+		case s >= 60*time.Second && s < 62*time.Second: // while pod 0 warms
+			lat = 100 * time.Millisecond
+		}
+		recs = append(recs, coldstart.Record{Scheduled: s, Sent: s, Latency: lat, Outcome: coldstart.OutcomeOK})
+	}
+	tr := &coldstart.Trace{Start: t0, Timeout: 2 * time.Second, Records: recs}
+	events := []Event{
+		ev(10, 1, KindCreated), ev(30, 1, KindHealthy), ev(50, 1, KindReady), ev(50, 1, KindInService),
+		ev(45, 0, KindCreated), ev(65, 0, KindHealthy), ev(70, 0, KindWarm),
+	}
+	slices.SortStableFunc(events, func(a, b Event) int { return a.At.Compare(b.At) })
+	w := coldstart.Window{Start: 0, End: 100 * time.Second}
+	// Busy: [10, 30) and [45, 70); pod 1's entry [50, 60) is not counted: 200 + 50 + 100 queries.
+	n, p99 := neighbours(tr, events, busySpans(events, t0, w.End), w)
+	if n != 350 || p99 != 100 {
+		t.Errorf("neighbours: %d queries, p99 %.0f ms; want 350 queries, p99 100 ms (the entry's 300 ms left out)", n, p99)
+	}
+	// No pod busy: no figure.
+	if n, p99 := neighbours(tr, nil, nil, w); n != 0 || p99 != 0 {
+		t.Errorf("no busy pod: %d queries, p99 %.0f ms; want none", n, p99)
+	}
+}

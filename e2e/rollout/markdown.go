@@ -26,14 +26,14 @@ func Markdown(s *Study, name string) string {
 	}
 	b.WriteString("\n## Every event\n\n")
 	b.WriteString("Bound: per pod, its termination + the later of the probe's initial delay and (broker start → healthy + the sidecar's budget, ON pods) + one probe period + the Service's propagation + minReadySeconds; a rollout within it costs nothing beyond the broker's start, the budget and Kubernetes' own delays.\n\n")
-	b.WriteString("| arm | event | failed (shutdown / start / other) | cancelled (shutdown / start / other) | steady p99 | worst 10 s p99 | … with no pod starting or warming | first 10 s in service per pod (p99, × steady; * another pod starting or warming) | duration (bound) | start → Ready per pod (→ healthy) | terminate per pod | load avg |\n")
-	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("| arm | event | failed (shutdown / start / other) | cancelled (shutdown / start / other) | steady p99 | worst 10 s p99 | … with no pod starting or warming | first 10 s in service per pod (p99, × steady; * another pod starting or warming) | neighbours: p99 while a pod starts or warms (× steady) | duration (bound) | start → Ready per pod (→ healthy) | terminate per pod | load avg |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, arm := range s.ArmNames() {
 		a := s.Arms[arm]
 		for _, r := range append(slices.Clone(a.Rollouts), a.ScaleOuts...) {
 			f, c := byPhase(r)
-			fmt.Fprintf(&b, "| %s | %s %d | %d (%s) | %d (%s) | %.0f ms | %.0f ms (%.1f×) | %s | %s | %.0f s (%.0f s) | %s | %s | %s |\n",
-				arm, r.Kind, r.N, r.Failed, f, r.Cancelled, c, r.Steady.P99Ms, r.Worst10sP99Ms, r.Worst10sRatio, quietCell(r), entriesCell(r),
+			fmt.Fprintf(&b, "| %s | %s %d | %d (%s) | %d (%s) | %.0f ms | %.0f ms (%.1f×) | %s | %s | %s | %.0f s (%.0f s) | %s | %s | %s |\n",
+				arm, r.Kind, r.N, r.Failed, f, r.Cancelled, c, r.Steady.P99Ms, r.Worst10sP99Ms, r.Worst10sRatio, quietCell(r), entriesCell(r), neighboursCell(r),
 				r.DurationSeconds, Bound(s, r), podReady(r), podTerminate(r), r.LoadAverage)
 		}
 	}
@@ -49,15 +49,15 @@ func Markdown(s *Study, name string) string {
 // Table is the per-arm summary: what the README leads with.
 func Table(s *Study) string {
 	var b strings.Builder
-	b.WriteString("| arm | rollouts | failed queries (per rollout) | cancelled queries (per rollout) | failed + cancelled at shutdown / at start (all rollouts) | failure rate (median) | worst 10 s p99 / steady p99 (median, min–max) | … with no pod starting or warming (median, min–max) | a pod's first 10 s in service: p99 / steady (median, max) | rollout duration | pod start → Ready |\n")
-	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("| arm | rollouts | failed queries (per rollout) | cancelled queries (per rollout) | failed + cancelled at shutdown / at start (all rollouts) | failure rate (median) | worst 10 s p99 / steady p99 (median, min–max) | … with no pod starting or warming (median, min–max) | a pod's first 10 s in service: p99 / steady (median, max) | neighbours' p99 while a pod starts or warms / steady (median, max) | rollout duration | pod start → Ready |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, arm := range s.ArmNames() {
 		rs := s.Arms[arm].Rollouts
 		if len(rs) == 0 {
-			fmt.Fprintf(&b, "| %s | 0 | not run | | | | | | | | |\n", arm)
+			fmt.Fprintf(&b, "| %s | 0 | not run | | | | | | | | | |\n", arm)
 			continue
 		}
-		var failed, cancelled, rate, ratio, quiet, entry, dur, ready []float64
+		var failed, cancelled, rate, ratio, quiet, entry, neigh, dur, ready []float64
 		var fs, cs []string
 		for _, r := range rs {
 			failed, cancelled = append(failed, float64(r.Failed)), append(cancelled, float64(r.Cancelled))
@@ -72,6 +72,9 @@ func Table(s *Study) string {
 			for _, e := range r.Entries {
 				entry = append(entry, e.Ratio)
 			}
+			if r.NeighboursQueries > 0 {
+				neigh = append(neigh, r.NeighboursRatio)
+			}
 			dur = append(dur, r.DurationSeconds)
 			for _, p := range r.Pods {
 				ready = append(ready, p.ReadySeconds)
@@ -83,8 +86,8 @@ func Table(s *Study) string {
 				phase[p.Phase] += p.Failed + p.Cancelled
 			}
 		}
-		fmt.Fprintf(&b, "| %s | %d | %s | %s | %d / %d | %s | %s | %s | %s | %s | %s |\n", arm, len(rs), strings.Join(fs, ", "), strings.Join(cs, ", "),
-			phase[PhaseShutdown], phase[PhaseStart], pct(median(rate)), ratioCell(ratio), ratioCellOr(quiet), entryCell(entry), secsCell(dur), secsCell(ready))
+		fmt.Fprintf(&b, "| %s | %d | %s | %s | %d / %d | %s | %s | %s | %s | %s | %s | %s |\n", arm, len(rs), strings.Join(fs, ", "), strings.Join(cs, ", "),
+			phase[PhaseShutdown], phase[PhaseStart], pct(median(rate)), ratioCell(ratio), ratioCellOr(quiet), entryCell(entry), entryCell(neigh), secsCell(dur), secsCell(ready))
 	}
 	return b.String()
 }
@@ -106,14 +109,17 @@ func Method(s *Study) string {
 		"the chart's readiness probe (initialDelay %.0f s, period %.0f s, timeout %.0f s, success %d, failure %d), terminationGracePeriodSeconds %.0f, "+
 		"podManagementPolicy %s, updateStrategy %s, %s; ZooKeeper, a controller, 2 servers and the %d-row bench table (Pinot %s) run outside the pods, "+
 		"without a limit, on the same machine (%s). A rollout is `helm upgrade` with a new `kubectl.kubernetes.io/restartedAt` pod annotation and the arm's "+
-		"values (the ON arms add the sidecar with warmup-inject as the post-renderer; on_c1 sets its brokerJvm.c1Only, -XX:TieredStopAtLevel=1); the "+
+		"values (the ON arms add the sidecar with warmup-inject as the post-renderer; on_c1 sets its brokerJvm.c1Only, -XX:TieredStopAtLevel=1; "+
+		"on_fast its brokerReadiness.decidedBy sidecar: the broker's readiness probe starts at once and checks every 1 s, failure 30; off_fast gives "+
+		"the broker the same probe by the chart's values, initialDelay 1 s, without the sidecar); the "+
 		"StatefulSet controller picks order and pace. A scale-out is `helm upgrade` with one more replica. The Service (the chart's %s) is Debian's "+
 		"HAProxy (round robin per request, no retries) whose servers the test bed's kube-proxy stand-in keeps to the Service's EndpointSlices "+
 		"(min sync period %.0f s). Open-loop load of the %s mix at %.0f QPS through it (%s), client timeout %.0f ms; failed = an error answer, "+
 		"cancelled = no answer within the timeout, counted from the helm upgrade to %.0f s after the StatefulSet reported every pod updated and Ready; "+
 		"steady p99 is the %.0f s before the upgrade. The worst 10 s is also given over the windows when no pod was starting its broker or being "+
 		"warmed by its sidecar (work that shares the servers and the node with the pods in service), and each pod's first 10 s in the Service "+
-		"(the cold serve readiness is about) on its own; lb_slowstart is HAProxy `slowstart %.0fs`. Arms interleaved.",
+		"(the cold serve readiness is about) on its own; the neighbours' p99 is the load's while a pod was starting or being warmed and no pod was "+
+		"in its first 10 s in the Service (what the pods in service answered meanwhile). lb_slowstart is HAProxy `slowstart %.0fs`. Arms interleaved.",
 		p.Chart, p.Helm, p.Kubernetes, p.Etcd, p.Node.CPU, s.Brokers, orNone(p.Broker.CPURequest), orNone(p.Broker.CPULimit), sidecar,
 		st.BrokerProbe.InitialDelayS, st.BrokerProbe.PeriodS, st.BrokerProbe.TimeoutS, st.BrokerProbe.Success, st.BrokerProbe.Failure,
 		st.TerminationGraceS, st.PodManagementPolicy, st.UpdateStrategy, brokerJVM(s), s.BenchRows, s.PinotVersion, s.Machine.String(),
@@ -205,6 +211,15 @@ func pct(x float64) string { return fmt.Sprintf("%.2f %%", 100*x) }
 func ratioCell(v []float64) string {
 	a := coldstart.Aggregate(v)
 	return fmt.Sprintf("%.1f× (%.1f–%.1f)", a.Median, a.Min, a.Max)
+}
+
+// neighboursCell is the neighbours' p99 and ratio, or "–" when no query was sent while a pod
+// started or warmed outside every entry span.
+func neighboursCell(r *Result) string {
+	if r.NeighboursQueries == 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.0f ms (%.1f×)", r.NeighboursP99Ms, r.NeighboursRatio)
 }
 
 func quietCell(r *Result) string {

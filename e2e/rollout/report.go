@@ -38,6 +38,12 @@ type Result struct {
 	Entries            []Entry `json:"entries,omitempty"`
 	QuietWorst10sP99Ms float64 `json:"quiet_worst_10s_p99_ms"`
 	QuietWorst10sRatio float64 `json:"quiet_worst_10s_ratio"`
+	// Neighbours*: the p99 of the queries sent while a pod was starting or being warmed out of
+	// service and no pod was in its first EntrySpan in service (the pods in service answered
+	// them), and its ratio over the steady p99: what a warmup costs its neighbours.
+	NeighboursQueries int     `json:"neighbours_queries"`
+	NeighboursP99Ms   float64 `json:"neighbours_p99_ms"`
+	NeighboursRatio   float64 `json:"neighbours_ratio"`
 	// DurationSeconds: the helm upgrade → the StatefulSet's status reporting every pod updated
 	// and Ready (on the harness's former model: first deletion → last pod available).
 	DurationSeconds float64    `json:"duration_s"`

@@ -52,7 +52,7 @@ const DefaultProxySync = time.Second
 
 // Config is one rollout study.
 type Config struct {
-	Arms     []string // default: ArmOrder
+	Arms     []string // default: StudyArms
 	Rollouts int      // per arm (default 3)
 	// ScaleOut adds one scale-out per arm, right after the arm's rollout of the last round (the
 	// fleet then has the arm's pod template: a scale-out with another would roll every pod).
@@ -110,7 +110,7 @@ type Config struct {
 
 func (c Config) withDefaults() Config {
 	if len(c.Arms) == 0 {
-		c.Arms = slices.Clone(ArmOrder)
+		c.Arms = slices.Clone(StudyArms)
 	}
 	c.Rollouts = cmp.Or(c.Rollouts, 3)
 	c.Brokers = cmp.Or(c.Brokers, 3)

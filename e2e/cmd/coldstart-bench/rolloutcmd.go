@@ -25,8 +25,8 @@ func rolloutCmd(ctx context.Context, args []string, stdout, stderr io.Writer, lo
 		sidecarEnv = envList{}
 		levels     = intList{1, 2, 4, 8, 16, 32}
 		fractions  = floatList(coldstart.DefaultFractions)
-		smoke      = fs.Bool("smoke", false, "two brokers, off and on_slowstart, one rollout each, 5 s / 2 s probes, short windows: checks the tool works, measures nothing")
-		arms       = fs.String("arms", strings.Join(rollout.ArmOrder, ","), "arms, interleaved in every round")
+		smoke      = fs.Bool("smoke", false, "two brokers, off and on_fast, one rollout each, 5 s / 2 s probes (on_fast: 1 s), short windows: checks the tool works, measures nothing")
+		arms       = fs.String("arms", strings.Join(rollout.StudyArms, ","), "arms, interleaved in every round (all: "+strings.Join(rollout.ArmOrder, ",")+")")
 		rollouts   = fs.Int("rollouts", 3, "rollouts per arm")
 		brokers    = fs.Int("brokers", 3, "broker pods (the chart's broker.replicaCount, ≥ 2)")
 		javaClient = fs.Bool("java-client", true, "beside the balancer's load, a client that picks brokers as Pinot's Java client does (the real pinot-java-client over ZooKeeper, e2e/zkclient)")

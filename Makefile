@@ -101,13 +101,13 @@ bench-smoke:
 
 # Rolling restarts (helm upgrade) of the official chart's 3 brokers on the Kubernetes test bed
 # (docs/testbed.md#the-rollout-study-on-the-bed; root, the control plane of scripts/install-kube.sh),
-# their Service a real HAProxy: arms off, lb_slowstart, on_default, on_slowstart, on_c1 interleaved,
+# their Service a real HAProxy: arms off, off_fast, lb_slowstart, on_default, on_fast interleaved,
 # 3 rollouts each and one scale-out each → results/rollout/latest.{json,md}, latest-<arm>.png.
-# ~2 h; run on a quiet machine.
+# ~1.5 h; run on a quiet machine.
 rollout:
 	bash scripts/rollout.sh
 
-# The same tool, 2 brokers, 2 arms, 1 rollout each, 5 s probes: fails if the tool is broken. ~6 min.
+# The same tool, 2 brokers, off and on_fast, 1 rollout each, 5 s probes: fails if the tool is broken. ~5 min.
 rollout-smoke:
 	bash scripts/rollout.sh smoke
 

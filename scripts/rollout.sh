@@ -3,14 +3,16 @@
 # brokers as pods (each with a CPU request and limit; the sidecar added by warmup-inject in the ON
 # arms) beside a local real Pinot cluster's ZooKeeper, controller and servers; each rollout is a
 # helm upgrade the real StatefulSet controller carries out; the Service is a real HAProxy fed from
-# its EndpointSlices; arms off, lb_slowstart, on_default, on_slowstart, on_c1 interleaved.
+# its EndpointSlices; arms off, off_fast, lb_slowstart, on_default, on_fast interleaved (on_slowstart
+# and on_c1 on request: ROLLOUT_ARGS=--arms ...).
 #
 #   scripts/rollout.sh          the full study (make rollout): 3 brokers, 3 rollouts per arm, one
 #                               scale-out per arm; writes results/rollout/latest.{json,md} and
-#                               latest-<arm>.png. ~6 min per rollout on 2 cores (the official chart's
-#                               60 s readiness delay per broker): ~2 h. Run it on a QUIET machine.
+#                               latest-<arm>.png. ~4-6 min per rollout on 2 cores (the official chart's
+#                               60 s readiness delay per broker; the fast arms less): ~1.5 h. Run it
+#                               on a QUIET machine.
 #   scripts/rollout.sh smoke    the smoke version (make rollout-smoke, part of make test): 2 brokers,
-#                               off and on_slowstart, 1 rollout each, 5 s probes, output in a temp dir
+#                               off and on_fast, 1 rollout each, 5 s probes, output in a temp dir
 #                               (or $ROLLOUT_WORK_DIR/out); exit 1 if the tool does not work. ~6 min
 #                               once the control plane is built.
 #

@@ -14,16 +14,17 @@ const (
 	ArmLBSlowStart = "lb_slowstart" // off + the balancer's slow start: the peers' ramp
 	ArmOnDefault   = "on_default"   // the sidecar with its defaults
 	ArmOnFast      = "on_fast"      // on_default + brokerReadiness.decidedBy sidecar: the gate decides
+	ArmOnBoost     = "on_boost"     // on_fast + brokerCpuBoost: the broker's CPU limit raised until the sidecar gives it back
 	ArmOnSlowStart = "on_slowstart" // both
 	ArmOnC1        = "on_c1"        // on_default + warmup-inject's brokerJvm.c1Only (-XX:TieredStopAtLevel=1)
 )
 
 // ArmOrder is every arm, in report order.
-var ArmOrder = []string{ArmOff, ArmOffFast, ArmLBSlowStart, ArmOnDefault, ArmOnFast, ArmOnSlowStart, ArmOnC1}
+var ArmOrder = []string{ArmOff, ArmOffFast, ArmLBSlowStart, ArmOnDefault, ArmOnFast, ArmOnBoost, ArmOnSlowStart, ArmOnC1}
 
 // StudyArms are the full study's arms by default: the chart as it is, the short probe with and
-// without the gate, the sidecar's defaults, the balancer's ramp. on_slowstart and on_c1 are
-// there to ask for.
+// without the gate, the sidecar's defaults, the balancer's ramp. on_slowstart, on_c1 and
+// on_boost are there to ask for.
 var StudyArms = []string{ArmOff, ArmOffFast, ArmLBSlowStart, ArmOnDefault, ArmOnFast}
 
 // DefaultSlowStart is the lb_slowstart ramp: HAProxy `slowstart 30s`.
@@ -33,12 +34,14 @@ const DefaultSlowStart = 30 * time.Second
 // broker's readiness probe (fast: it starts at once and samples every second, by the chart's
 // values without the sidecar, by warmup-inject's brokerReadiness.decidedBy sidecar with it), the
 // balancer's ramp (HAProxy's slowstart), the broker's JIT (warmup-inject's brokerJvm.c1Only, the
-// lever the README documents for the cold tail).
+// lever the README documents for the cold tail), the broker's CPU at start (warmup-inject's
+// brokerCpuBoost, given back by the sidecar).
 type armSpec struct {
 	sidecar   bool
 	fast      bool
 	slowStart bool
 	c1        bool
+	boost     bool
 }
 
 func specOf(arm string) (armSpec, error) {
@@ -53,6 +56,8 @@ func specOf(arm string) (armSpec, error) {
 		return armSpec{sidecar: true}, nil
 	case ArmOnFast:
 		return armSpec{sidecar: true, fast: true}, nil
+	case ArmOnBoost:
+		return armSpec{sidecar: true, fast: true, boost: true}, nil
 	case ArmOnSlowStart:
 		return armSpec{sidecar: true, slowStart: true}, nil
 	case ArmOnC1:

@@ -190,7 +190,7 @@ var fastProbe = map[string]any{"initialDelaySeconds": 1, "periodSeconds": 1, "fa
 
 // injectValues are warmup-inject's values for an ON arm: the sidecar's settings (--sidecar-env),
 // the controller it reads the tables from, the C1-only broker for on_c1, the gate deciding the
-// broker's readiness for on_fast, the smoke's probe period.
+// broker's readiness for on_fast, the boost for on_boost, the smoke's probe period.
 func (b *bed) injectValues(spec armSpec) (map[string]any, error) {
 	warmup, err := sidecarValues(b.cfg.SidecarEnv)
 	if err != nil {
@@ -205,6 +205,11 @@ func (b *bed) injectValues(spec armSpec) (map[string]any, error) {
 	}
 	if spec.fast {
 		v["brokerReadiness"] = map[string]any{"decidedBy": "sidecar"}
+	}
+	if spec.boost {
+		// The Role names the pods up to the scale-out's extra one.
+		v["brokerCpuBoost"] = map[string]any{"enabled": true, "cpu": map[string]any{"limit": b.cfg.BoostCPULimit},
+			"maxReplicas": b.cfg.Brokers + 1}
 	}
 	if p := b.cfg.SidecarProbePeriod; p > 0 {
 		v["readinessProbe"] = map[string]any{"periodSeconds": int(p / time.Second)}

@@ -25,11 +25,13 @@ func readValues(t *testing.T, path string) map[string]any {
 
 // Each arm is chart values: the off arms the chart alone, the ON arms warmup-inject as the
 // post-renderer with the sidecar's settings, on_c1 its brokerJvm.c1Only, on_fast its
-// brokerReadiness.decidedBy sidecar, off_fast the chart's probe as short; a rollout stamps the
+// brokerReadiness.decidedBy sidecar, on_boost that and its brokerCpuBoost (the Role up to the
+// scale-out's pod), off_fast the chart's probe as short; a rollout stamps the
 // restartedAt annotation and the replicas are always stated.
 func TestArmsAreChartValues(t *testing.T) {
 	b := &bed{dir: t.TempDir(), base: "base.yaml", controllerURL: "http://127.0.0.2:30001",
-		cfg: Config{SidecarEnv: map[string]string{"WARMUP_BUDGET": "40s"}, ReadinessPeriod: 2 * time.Second, SidecarProbePeriod: 3 * time.Second}}
+		cfg: Config{SidecarEnv: map[string]string{"WARMUP_BUDGET": "40s"}, ReadinessPeriod: 2 * time.Second, SidecarProbePeriod: 3 * time.Second,
+			Brokers: 3, BoostCPULimit: "1"}}
 	studyProbe := map[string]any{"periodSeconds": 2.0}
 	// off_fast's probe is what the gate's rule makes of the chart's (60 s, 10 s × 3).
 	fast := map[string]any{"initialDelaySeconds": 1.0, "periodSeconds": 1.0, "failureThreshold": 30.0}
@@ -45,6 +47,9 @@ func TestArmsAreChartValues(t *testing.T) {
 			"readinessProbe": map[string]any{"periodSeconds": 3.0}}},
 		{ArmOnFast, studyProbe, map[string]any{"warmup": map[string]any{"budget": "40s", "controllerUrl": "http://127.0.0.2:30001"},
 			"readinessProbe": map[string]any{"periodSeconds": 3.0}, "brokerReadiness": map[string]any{"decidedBy": "sidecar"}}},
+		{ArmOnBoost, studyProbe, map[string]any{"warmup": map[string]any{"budget": "40s", "controllerUrl": "http://127.0.0.2:30001"},
+			"readinessProbe": map[string]any{"periodSeconds": 3.0}, "brokerReadiness": map[string]any{"decidedBy": "sidecar"},
+			"brokerCpuBoost": map[string]any{"enabled": true, "cpu": map[string]any{"limit": "1"}, "maxReplicas": 4.0}}},
 		{ArmOnC1, studyProbe, map[string]any{"warmup": map[string]any{"budget": "40s", "controllerUrl": "http://127.0.0.2:30001"},
 			"readinessProbe": map[string]any{"periodSeconds": 3.0}, "brokerJvm": map[string]any{"c1Only": true}}},
 	} {

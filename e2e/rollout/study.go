@@ -45,6 +45,8 @@ const DefaultFleetWarmup = 2 * time.Minute
 const (
 	DefaultBrokerCPURequest = "300m"
 	DefaultBrokerCPULimit   = "300m"
+	// DefaultBoostCPULimit is on_boost's limit while boosted: one of the node's 2 cores.
+	DefaultBoostCPULimit = "1"
 )
 
 // DefaultProxySync is kube-proxy's default --iptables-min-sync-period.
@@ -79,6 +81,8 @@ type Config struct {
 	// ReadinessDelay and ReadinessPeriod are the broker readiness probe's initialDelaySeconds
 	// and periodSeconds (chart values broker.probes.readiness; 0: the chart's 60 s and 10 s).
 	ReadinessDelay, ReadinessPeriod time.Duration
+	// BoostCPULimit is on_boost's broker CPU limit while boosted (brokerCpuBoost.cpu.limit).
+	BoostCPULimit string
 	// SidecarProbePeriod is the sidecar readiness probe's periodSeconds (warmup-inject's
 	// readinessProbe.periodSeconds; 0: the sidecar chart's 5 s).
 	SidecarProbePeriod time.Duration
@@ -124,6 +128,7 @@ func (c Config) withDefaults() Config {
 	}
 	c.BrokerCPURequest = cmp.Or(c.BrokerCPURequest, DefaultBrokerCPURequest)
 	c.BrokerCPULimit = cmp.Or(c.BrokerCPULimit, DefaultBrokerCPULimit)
+	c.BoostCPULimit = cmp.Or(c.BoostCPULimit, DefaultBoostCPULimit)
 	c.ProxySync = cmp.Or(c.ProxySync, DefaultProxySync)
 	c.SlowStart = cmp.Or(c.SlowStart, DefaultSlowStart)
 	c.BasePort = cmp.Or(c.BasePort, DefaultBasePort)

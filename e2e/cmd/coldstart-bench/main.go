@@ -73,8 +73,9 @@ Usage:
   coldstart-bench report [--study F] [--traces DIR]     re-render a study's table (and plot, from its traces)
   coldstart-bench rollout [--smoke] [--arms A,B]        rolling restarts (helm upgrade) of the official chart's
                                                          brokers on the Kubernetes test bed (docs/testbed.md),
-                                                         their Service a real HAProxy; arms off, lb_slowstart,
-                                                         on_default, on_slowstart, on_c1; writes results/rollout/
+                                                         their Service a real HAProxy; arms off, off_fast,
+                                                         lb_slowstart, on_default, on_fast (on_slowstart, on_c1
+                                                         on request); writes results/rollout/
 
 Run "coldstart-bench COMMAND -h" for a command's flags.
 `

@@ -349,6 +349,9 @@ func TestStopsWithItsContext(t *testing.T) {
 	b := newBed(t)
 	b.r.Sleep = nil // real sleeps
 	b.r.Now = nil
+	// On the real clock the pod starts now: started at the fixed t0, it would be past its
+	// maximum boost time 10 minutes after t0 and give back at once.
+	b.pods.pod = boostedPod(time.Now())
 	b.r.Settings.Tick = 10 * time.Millisecond
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})

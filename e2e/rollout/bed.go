@@ -52,6 +52,8 @@ type bed struct {
 	restart  string // its restartedAt annotation ("" before the first rollout)
 	replicas int
 	portName string // the broker Service's port name, read from the rendered Service
+	// described: the platform's broker probe is recorded (the install's, the chart's).
+	described bool
 	// controllerURL is the harness's controller as the sidecar reaches it: on a loopback address
 	// that is not the pod's own (127.0.0.1 would be translated to the pod's ports; the controller
 	// listens on every address).
@@ -183,10 +185,10 @@ func (b *bed) release(arm string, replicas int, restart string) (testbed.Release
 }
 
 // fastProbe is off_fast's broker readiness probe: what warmup-inject's brokerReadiness.decidedBy
-// sidecar (period 1 s) makes of the official chart's (60 s delay, every 10 s, 3 failures), so that
+// sidecar (period 1 s) makes of the official chart's (60 s delay, every 10 s, 10 failures), so that
 // off_fast and on_fast differ by the gate alone. The chart reads an initialDelaySeconds of 0 as
 // unset (its 60 s): 1 is the shortest it renders.
-var fastProbe = map[string]any{"initialDelaySeconds": 1, "periodSeconds": 1, "failureThreshold": 30}
+var fastProbe = map[string]any{"initialDelaySeconds": 1, "periodSeconds": 1, "failureThreshold": 100}
 
 // injectValues are warmup-inject's values for an ON arm: the sidecar's settings (--sidecar-env),
 // the controller it reads the tables from, the C1-only broker for on_c1, the gate deciding the

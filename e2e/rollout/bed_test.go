@@ -33,8 +33,8 @@ func TestArmsAreChartValues(t *testing.T) {
 		cfg: Config{SidecarEnv: map[string]string{"WARMUP_BUDGET": "40s"}, ReadinessPeriod: 2 * time.Second, SidecarProbePeriod: 3 * time.Second,
 			Brokers: 3, BoostCPULimit: "1"}}
 	studyProbe := map[string]any{"periodSeconds": 2.0}
-	// off_fast's probe is what the gate's rule makes of the chart's (60 s, 10 s × 3).
-	fast := map[string]any{"initialDelaySeconds": 1.0, "periodSeconds": 1.0, "failureThreshold": 30.0}
+	// off_fast's probe is what the gate's rule makes of the chart's (60 s, 10 s × 10).
+	fast := map[string]any{"initialDelaySeconds": 1.0, "periodSeconds": 1.0, "failureThreshold": 100.0}
 	for _, tc := range []struct {
 		arm    string
 		probe  map[string]any

@@ -106,11 +106,11 @@ func Method(s *Study) string {
 	return fmt.Sprintf("Method: the official Pinot chart (%s) installed by helm (%s) on the Kubernetes test bed (docs/testbed.md): "+
 		"Kubernetes %s (API server, controller manager, scheduler) on etcd %s, a node agent in the kubelet's place running each pod's containers "+
 		"as processes in the pod's own CPU cgroup, node capacity %s CPU. %d broker pods, the broker container with CPU request %s and limit %s%s, "+
-		"the chart's readiness probe (initialDelay %.0f s, period %.0f s, timeout %.0f s, success %d, failure %d), terminationGracePeriodSeconds %.0f, "+
+		"%s, terminationGracePeriodSeconds %.0f, "+
 		"podManagementPolicy %s, updateStrategy %s, %s; ZooKeeper, a controller, 2 servers and the %d-row bench table (Pinot %s) run outside the pods, "+
 		"without a limit, on the same machine (%s). A rollout is `helm upgrade` with a new `kubectl.kubernetes.io/restartedAt` pod annotation and the arm's "+
 		"values (the ON arms add the sidecar with warmup-inject as the post-renderer; on_c1 sets its brokerJvm.c1Only, -XX:TieredStopAtLevel=1; "+
-		"on_fast its brokerReadiness.decidedBy sidecar: the broker's readiness probe starts at once and checks every 1 s, failure 30; off_fast gives "+
+		"on_fast its brokerReadiness.decidedBy sidecar: the broker's readiness probe starts at once and checks every 1 s, failure 100; off_fast gives "+
 		"the broker the same probe by the chart's values, initialDelay 1 s, without the sidecar); the "+
 		"StatefulSet controller picks order and pace. A scale-out is `helm upgrade` with one more replica. The Service (the chart's %s) is Debian's "+
 		"HAProxy (round robin per request, no retries) whose servers the test bed's kube-proxy stand-in keeps to the Service's EndpointSlices "+
@@ -121,12 +121,36 @@ func Method(s *Study) string {
 		"(the cold serve readiness is about) on its own; the neighbours' p99 is the load's while a pod was starting or being warmed and no pod was "+
 		"in its first 10 s in the Service (what the pods in service answered meanwhile). lb_slowstart is HAProxy `slowstart %.0fs`. Arms interleaved.",
 		p.Chart, p.Helm, p.Kubernetes, p.Etcd, p.Node.CPU, s.Brokers, orNone(p.Broker.CPURequest), orNone(p.Broker.CPULimit), sidecar,
-		st.BrokerProbe.InitialDelayS, st.BrokerProbe.PeriodS, st.BrokerProbe.TimeoutS, st.BrokerProbe.Success, st.BrokerProbe.Failure,
-		st.TerminationGraceS, st.PodManagementPolicy, st.UpdateStrategy, brokerJVM(s), s.BenchRows, s.PinotVersion, s.Machine.String(),
+		probesClause(s), st.TerminationGraceS, st.PodManagementPolicy, st.UpdateStrategy, brokerJVM(s), s.BenchRows, s.PinotVersion, s.Machine.String(),
 		brokerService, p.ProxyMinSyncS, mixName(s), s.RateQPS, rateSource(s), s.TimeoutMs, s.TailS, s.SteadyS, s.SlowStartS)
 }
 
 func orNone(q string) string { return cmp.Or(q, "none") }
+
+func (p ProbeJSON) String() string {
+	return fmt.Sprintf("initialDelay %.0f s, period %.0f s, timeout %.0f s, success %d, failure %d", p.InitialDelayS, p.PeriodS, p.TimeoutS, p.Success, p.Failure)
+}
+
+// probesClause says which readiness probes the pods had: each arm's as recorded, or (a study made
+// before they were) the platform's, which then is the StatefulSet's after the last event.
+func probesClause(s *Study) string {
+	var arms []string
+	for _, name := range s.ArmNames() {
+		a := s.Arms[name]
+		if a.BrokerProbe == nil {
+			continue
+		}
+		c := name + ": broker " + a.BrokerProbe.String()
+		if a.SidecarProbe != nil {
+			c += fmt.Sprintf("; sidecar every %.0f s, failure %d", a.SidecarProbe.PeriodS, a.SidecarProbe.Failure)
+		}
+		arms = append(arms, c)
+	}
+	if len(arms) > 0 {
+		return "the readiness probes as the API server held them (" + strings.Join(arms, " | ") + ")"
+	}
+	return "the broker's readiness probe as the API server held it after the study's last event (" + s.Platform.StatefulSet.BrokerProbe.String() + ")"
+}
 
 // legacyMethod is Method for a study made on the harness's model of Kubernetes, before the test
 // bed (its rules were docs/rollout-model.md, removed with the model).

@@ -54,13 +54,17 @@ type Resources struct {
 
 // StatefulSetSpec is what the chart renders for the broker StatefulSet.
 type StatefulSetSpec struct {
-	PodManagementPolicy string     `json:"pod_management_policy"`
-	UpdateStrategy      string     `json:"update_strategy"`
-	TerminationGraceS   float64    `json:"termination_grace_s"`
-	MinReadyS           float64    `json:"min_ready_s"`
-	BrokerProbe         ProbeJSON  `json:"broker_readiness_probe"`
-	SidecarProbe        *ProbeJSON `json:"sidecar_readiness_probe,omitempty"`
-	BrokerJavaOpts      string     `json:"broker_java_opts"` // the off arm's JAVA_OPTS
+	PodManagementPolicy string  `json:"pod_management_policy"`
+	UpdateStrategy      string  `json:"update_strategy"`
+	TerminationGraceS   float64 `json:"termination_grace_s"`
+	MinReadyS           float64 `json:"min_ready_s"`
+	// BrokerProbe is the broker's readiness probe as the install rendered it (the off arm's: the
+	// chart's values), SidecarProbe the sidecar's in the first ON arm; each arm's own are
+	// Arm.BrokerProbe and Arm.SidecarProbe. (Studies before those were recorded kept here the
+	// last event's.)
+	BrokerProbe    ProbeJSON  `json:"broker_readiness_probe"`
+	SidecarProbe   *ProbeJSON `json:"sidecar_readiness_probe,omitempty"`
+	BrokerJavaOpts string     `json:"broker_java_opts"` // the off arm's JAVA_OPTS
 }
 
 // ProbeJSON is a readiness probe in seconds.
@@ -126,8 +130,9 @@ func (b *bed) platform(ctx context.Context) (*Platform, error) {
 }
 
 // describe records the broker StatefulSet's pod template as the API server has it now: the
-// containers' CPU, the probes, the pacing settings. The off arm's JAVA_OPTS is kept from the first
-// read (warmup-inject adds to it in on_c1).
+// containers' CPU, the probes, the pacing settings. The broker's CPU, readiness probe and JAVA_OPTS
+// are kept from the first read, the install's (the off arm's: the chart's values); the sidecar's
+// from the first ON arm's.
 func (b *bed) describe(ctx context.Context, p *Platform) error {
 	sts, err := b.Admin.AppsV1().StatefulSets(namespace).Get(ctx, brokerSTS, metav1.GetOptions{})
 	if err != nil {
@@ -144,7 +149,9 @@ func (b *bed) describe(ctx context.Context, p *Platform) error {
 	for _, c := range append(append([]corev1.Container{}, spec.InitContainers...), spec.Containers...) {
 		switch c.Name {
 		case brokerCtr:
-			p.Broker, s.BrokerProbe = resourcesOf(c), probeJSON(c.ReadinessProbe)
+			if !b.described { // the install's: on_boost raises the CPU, the fast arms shorten the probe
+				p.Broker, s.BrokerProbe = resourcesOf(c), probeJSON(c.ReadinessProbe)
+			}
 			if s.BrokerJavaOpts == "" {
 				for _, e := range c.Env {
 					if e.Name == "JAVA_OPTS" {
@@ -154,10 +161,33 @@ func (b *bed) describe(ctx context.Context, p *Platform) error {
 			}
 		case sidecarCtr:
 			r, pr := resourcesOf(c), probeJSON(c.ReadinessProbe)
-			p.Sidecar, s.SidecarProbe = &r, &pr
+			p.Sidecar = &r
+			if s.SidecarProbe == nil {
+				s.SidecarProbe = &pr
+			}
 		}
 	}
+	b.described = true
 	return nil
+}
+
+// probesNow are the broker's and the sidecar's readiness probes (nil: no sidecar) in the broker
+// StatefulSet's pod template as the API server holds it now: an arm's, after its event.
+func (b *bed) probesNow(ctx context.Context) (broker ProbeJSON, sidecar *ProbeJSON, err error) {
+	sts, err := b.Admin.AppsV1().StatefulSets(namespace).Get(ctx, brokerSTS, metav1.GetOptions{})
+	if err != nil {
+		return ProbeJSON{}, nil, fmt.Errorf("the broker StatefulSet: %w", err)
+	}
+	for _, c := range append(append([]corev1.Container{}, sts.Spec.Template.Spec.InitContainers...), sts.Spec.Template.Spec.Containers...) {
+		switch c.Name {
+		case brokerCtr:
+			broker = probeJSON(c.ReadinessProbe)
+		case sidecarCtr:
+			pr := probeJSON(c.ReadinessProbe)
+			sidecar = &pr
+		}
+	}
+	return broker, sidecar, nil
 }
 
 // topLevel is the value of the first line that starts with prefix (not indented: in Chart.yaml

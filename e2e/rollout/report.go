@@ -63,6 +63,10 @@ type Result struct {
 type Arm struct {
 	Rollouts  []*Result `json:"rollouts"`
 	ScaleOuts []*Result `json:"scale_outs,omitempty"`
+	// BrokerProbe and SidecarProbe are the readiness probes the arm's pods had (the broker
+	// StatefulSet as the API server held it after the arm's events; SidecarProbe nil: no sidecar).
+	BrokerProbe  *ProbeJSON `json:"broker_readiness_probe,omitempty"`
+	SidecarProbe *ProbeJSON `json:"sidecar_readiness_probe,omitempty"`
 }
 
 // Study is the whole rollout study: the JSON of results/rollout/.

@@ -453,6 +453,11 @@ func (e *env) event(ctx context.Context, arm, kind string, rate float64) error {
 	if err == nil {
 		err = e.bed.describe(ctx, e.study.Platform)
 	}
+	var brokerProbe ProbeJSON
+	var sidecarProbe *ProbeJSON
+	if err == nil {
+		brokerProbe, sidecarProbe, err = e.bed.probesNow(ctx)
+	}
 	if err == nil {
 		err = sleep(ctx, cfg.Tail)
 	}
@@ -489,6 +494,7 @@ func (e *env) event(ctx context.Context, arm, kind string, rate float64) error {
 		return err
 	}
 	a := e.study.Arms[arm]
+	a.BrokerProbe, a.SidecarProbe = &brokerProbe, sidecarProbe
 	if kind == "scale_out" {
 		a.ScaleOuts = append(a.ScaleOuts, res)
 	} else {

@@ -126,17 +126,19 @@ func (b *bed) platform(ctx context.Context) (*Platform, error) {
 	}
 	cpu, mem := n.Status.Capacity[corev1.ResourceCPU], n.Status.Capacity[corev1.ResourceMemory]
 	p.Node = Node{Name: n.Name, CPU: cpu.String(), Memory: mem.String()}
-	return p, b.describe(ctx, p)
+	_, _, err = b.describe(ctx, p)
+	return p, err
 }
 
 // describe records the broker StatefulSet's pod template as the API server has it now: the
 // containers' CPU, the probes, the pacing settings. The broker's CPU, readiness probe and JAVA_OPTS
 // are kept from the first read, the install's (the off arm's: the chart's values); the sidecar's
-// from the first ON arm's.
-func (b *bed) describe(ctx context.Context, p *Platform) error {
+// from the first ON arm's. It returns the broker's and the sidecar's readiness probes as they are
+// now (the arm's; sidecar nil: none).
+func (b *bed) describe(ctx context.Context, p *Platform) (broker ProbeJSON, sidecar *ProbeJSON, err error) {
 	sts, err := b.Admin.AppsV1().StatefulSets(namespace).Get(ctx, brokerSTS, metav1.GetOptions{})
 	if err != nil {
-		return fmt.Errorf("the broker StatefulSet: %w", err)
+		return ProbeJSON{}, nil, fmt.Errorf("the broker StatefulSet: %w", err)
 	}
 	s := &p.StatefulSet
 	s.PodManagementPolicy = string(sts.Spec.PodManagementPolicy)
@@ -149,6 +151,7 @@ func (b *bed) describe(ctx context.Context, p *Platform) error {
 	for _, c := range append(append([]corev1.Container{}, spec.InitContainers...), spec.Containers...) {
 		switch c.Name {
 		case brokerCtr:
+			broker = probeJSON(c.ReadinessProbe)
 			if !b.described { // the install's: on_boost raises the CPU, the fast arms shorten the probe
 				p.Broker, s.BrokerProbe = resourcesOf(c), probeJSON(c.ReadinessProbe)
 			}
@@ -161,32 +164,13 @@ func (b *bed) describe(ctx context.Context, p *Platform) error {
 			}
 		case sidecarCtr:
 			r, pr := resourcesOf(c), probeJSON(c.ReadinessProbe)
-			p.Sidecar = &r
+			p.Sidecar, sidecar = &r, &pr
 			if s.SidecarProbe == nil {
 				s.SidecarProbe = &pr
 			}
 		}
 	}
 	b.described = true
-	return nil
-}
-
-// probesNow are the broker's and the sidecar's readiness probes (nil: no sidecar) in the broker
-// StatefulSet's pod template as the API server holds it now: an arm's, after its event.
-func (b *bed) probesNow(ctx context.Context) (broker ProbeJSON, sidecar *ProbeJSON, err error) {
-	sts, err := b.Admin.AppsV1().StatefulSets(namespace).Get(ctx, brokerSTS, metav1.GetOptions{})
-	if err != nil {
-		return ProbeJSON{}, nil, fmt.Errorf("the broker StatefulSet: %w", err)
-	}
-	for _, c := range append(append([]corev1.Container{}, sts.Spec.Template.Spec.InitContainers...), sts.Spec.Template.Spec.Containers...) {
-		switch c.Name {
-		case brokerCtr:
-			broker = probeJSON(c.ReadinessProbe)
-		case sidecarCtr:
-			pr := probeJSON(c.ReadinessProbe)
-			sidecar = &pr
-		}
-	}
 	return broker, sidecar, nil
 }
 

@@ -450,13 +450,10 @@ func (e *env) event(ctx context.Context, arm, kind string, rate float64) error {
 	} else {
 		finished, err = e.bed.rollout(ctx, arm)
 	}
-	if err == nil {
-		err = e.bed.describe(ctx, e.study.Platform)
-	}
 	var brokerProbe ProbeJSON
 	var sidecarProbe *ProbeJSON
 	if err == nil {
-		brokerProbe, sidecarProbe, err = e.bed.probesNow(ctx)
+		brokerProbe, sidecarProbe, err = e.bed.describe(ctx, e.study.Platform)
 	}
 	if err == nil {
 		err = sleep(ctx, cfg.Tail)

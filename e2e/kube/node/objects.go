@@ -13,23 +13,23 @@ import (
 // reference is optional, then an empty one (the kubelet's rule for both).
 func configMap(ctx context.Context, c kubernetes.Interface, ns, name string, optional *bool) (*corev1.ConfigMap, error) {
 	cm, err := c.CoreV1().ConfigMaps(ns).Get(ctx, name, metav1.GetOptions{})
-	if err != nil {
-		if optional != nil && *optional {
-			return &corev1.ConfigMap{}, nil
-		}
-		return nil, fmt.Errorf("configMap %s: %w", name, err)
-	}
-	return cm, nil
+	return orEmpty(cm, err, "configMap", name, optional)
 }
 
 // secret is configMap's rule for a Secret.
 func secret(ctx context.Context, c kubernetes.Interface, ns, name string, optional *bool) (*corev1.Secret, error) {
-	s, err := c.CoreV1().Secrets(ns).Get(ctx, name, metav1.GetOptions{})
-	if err != nil {
-		if optional != nil && *optional {
-			return &corev1.Secret{}, nil
-		}
-		return nil, fmt.Errorf("secret %s: %w", name, err)
+	sec, err := c.CoreV1().Secrets(ns).Get(ctx, name, metav1.GetOptions{})
+	return orEmpty(sec, err, "secret", name, optional)
+}
+
+// orEmpty applies the rule to a Get's result: the object, an empty one when the reference is
+// optional and the Get failed, else the error naming the object.
+func orEmpty[T any](obj *T, err error, kind, name string, optional *bool) (*T, error) {
+	switch {
+	case err == nil:
+		return obj, nil
+	case optional != nil && *optional:
+		return new(T), nil
 	}
-	return s, nil
+	return nil, fmt.Errorf("%s %s: %w", kind, name, err)
 }

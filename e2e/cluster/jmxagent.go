@@ -7,9 +7,9 @@ import (
 	"strconv"
 )
 
-// jmxAgentConfig keeps the agent's answer small: its JVM metrics (jvm_compilation_time_seconds_total
+// JMXAgentConfig keeps the agent's answer small: its JVM metrics (jvm_compilation_time_seconds_total
 // among them) plus the one MBean the JIT signal could also be read from, not Pinot's thousands.
-const jmxAgentConfig = `includeObjectNames: ["java.lang:type=Compilation"]
+const JMXAgentConfig = `includeObjectNames: ["java.lang:type=Compilation"]
 `
 
 // BrokerJMXAgentOpts are the first broker's JMX agent options (Broker.JMXAgentOpts).
@@ -26,7 +26,7 @@ func (b Broker) JMXAgentOpts(jar string) ([]string, error) {
 	if err := os.MkdirAll(filepath.Dir(conf), 0o755); err != nil {
 		return nil, fmt.Errorf("JMX agent config: %w", err)
 	}
-	if err := os.WriteFile(conf, []byte(jmxAgentConfig), 0o644); err != nil {
+	if err := os.WriteFile(conf, []byte(JMXAgentConfig), 0o644); err != nil {
 		return nil, fmt.Errorf("JMX agent config: %w", err)
 	}
 	return []string{"-javaagent:" + jar + "=" + loopback + ":" + strconv.Itoa(b.Ports().JMX) + ":" + conf}, nil

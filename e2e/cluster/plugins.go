@@ -104,15 +104,15 @@ func LayImagePlugins(lib, dir string) ([]ImagePlugin, error) {
 		return nil, fmt.Errorf("image plugins: %s holds no jar the image ships as a plugin", lib)
 	}
 	for _, p := range plugins {
-		if err := copyFile(p.Jar, filepath.Join(dir, p.Rel)); err != nil {
+		if err := CopyFile(p.Jar, filepath.Join(dir, p.Rel)); err != nil {
 			return nil, fmt.Errorf("image plugins: %w", err)
 		}
 	}
 	return plugins, nil
 }
 
-// copyFile copies src to dst (creating dst's dir) unless dst already exists.
-func copyFile(src, dst string) error {
+// CopyFile copies src to dst (creating dst's dir) unless dst already exists.
+func CopyFile(src, dst string) error {
 	if _, err := os.Stat(dst); err == nil {
 		return nil
 	}

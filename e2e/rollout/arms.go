@@ -15,16 +15,19 @@ const (
 	ArmOnDefault   = "on_default"   // the sidecar with its defaults
 	ArmOnFast      = "on_fast"      // on_default + brokerReadiness.decidedBy sidecar: the gate decides
 	ArmOnBoost     = "on_boost"     // on_fast + brokerCpuBoost: the broker's CPU limit raised until the sidecar gives it back
-	ArmOnSlowStart = "on_slowstart" // both
-	ArmOnC1        = "on_c1"        // on_default + warmup-inject's brokerJvm.c1Only (-XX:TieredStopAtLevel=1)
+	// ArmOnBoostFixed is on_boost given back at a fixed time, as kube-startup-cpu-boost and GKE's
+	// startup boost do: no JIT signal, the settle time (Config.BoostFixedHold) after the gate opened.
+	ArmOnBoostFixed = "on_boost_fixed"
+	ArmOnSlowStart  = "on_slowstart" // both
+	ArmOnC1         = "on_c1"        // on_default + warmup-inject's brokerJvm.c1Only (-XX:TieredStopAtLevel=1)
 )
 
 // ArmOrder is every arm, in report order.
-var ArmOrder = []string{ArmOff, ArmOffFast, ArmLBSlowStart, ArmOnDefault, ArmOnFast, ArmOnBoost, ArmOnSlowStart, ArmOnC1}
+var ArmOrder = []string{ArmOff, ArmOffFast, ArmLBSlowStart, ArmOnDefault, ArmOnFast, ArmOnBoost, ArmOnBoostFixed, ArmOnSlowStart, ArmOnC1}
 
 // StudyArms are the full study's arms by default: the chart as it is, the short probe with and
-// without the gate, the sidecar's defaults, the balancer's ramp. on_slowstart, on_c1 and
-// on_boost are there to ask for.
+// without the gate, the sidecar's defaults, the balancer's ramp. on_slowstart, on_c1,
+// on_boost and on_boost_fixed are there to ask for.
 var StudyArms = []string{ArmOff, ArmOffFast, ArmLBSlowStart, ArmOnDefault, ArmOnFast}
 
 // DefaultSlowStart is the lb_slowstart ramp: HAProxy `slowstart 30s`.
@@ -42,6 +45,8 @@ type armSpec struct {
 	slowStart bool
 	c1        bool
 	boost     bool
+	// fixedBoost: the boost given back a fixed time after the gate opened, not on the JIT's evidence.
+	fixedBoost bool
 }
 
 func specOf(arm string) (armSpec, error) {
@@ -58,6 +63,8 @@ func specOf(arm string) (armSpec, error) {
 		return armSpec{sidecar: true, fast: true}, nil
 	case ArmOnBoost:
 		return armSpec{sidecar: true, fast: true, boost: true}, nil
+	case ArmOnBoostFixed:
+		return armSpec{sidecar: true, fast: true, boost: true, fixedBoost: true}, nil
 	case ArmOnSlowStart:
 		return armSpec{sidecar: true, slowStart: true}, nil
 	case ArmOnC1:

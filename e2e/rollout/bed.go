@@ -16,6 +16,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/warmup-sidecar/warmup-sidecar/e2e/cluster"
+	"github.com/warmup-sidecar/warmup-sidecar/e2e/kube/launch"
 	"github.com/warmup-sidecar/warmup-sidecar/e2e/kube/testbed"
 )
 
@@ -64,19 +65,54 @@ type bed struct {
 // bed beside the cluster with the Pinot and sidecar launchers. The pods' host ports start above
 // the cluster's.
 func startBed(ctx context.Context, cfg Config, c *cluster.Cluster, sidecarBin, dir string) (*bed, error) {
-	base := filepath.Join(dir, "values.yaml")
-	if err := (testbed.BrokerValues{Replicas: cfg.Brokers, CPURequest: cfg.BrokerCPURequest, CPULimit: cfg.BrokerCPULimit,
-		ReadinessDelay: int(cfg.ReadinessDelay / time.Second)}).Write(c, base); err != nil {
-		return nil, fmt.Errorf("broker values: %w", err)
+	opts := testbed.PinotOptions{Dir: dir, Cluster: c, SidecarBin: sidecarBin,
+		BasePort: cfg.BasePort + cluster.PortSpan, Log: cfg.Logger.With("component", "testbed")}
+	if cfg.JMXAgent {
+		jar, err := cluster.InstallJMXAgent(ctx, cfg.Progress)
+		if err != nil {
+			return nil, err
+		}
+		opts.JMXAgentJar = jar
 	}
-	tb, h, err := testbed.StartPinot(ctx, testbed.PinotOptions{Dir: dir, Cluster: c, SidecarBin: sidecarBin,
-		BasePort: cfg.BasePort + cluster.PortSpan, Log: cfg.Logger.With("component", "testbed")})
+	tb, h, err := testbed.StartPinot(ctx, opts)
 	if err != nil {
 		return nil, err
 	}
-	return &bed{Bed: tb, helm: h, pinot: c, dir: dir, cfg: cfg, log: cfg.Logger, base: base, arm: ArmOff,
-		replicas: cfg.Brokers, controllerURL: fmt.Sprintf("http://127.0.0.2:%d", c.Ports().Controller)}, nil
+	b := &bed{Bed: tb, helm: h, pinot: c, dir: dir, cfg: cfg, log: cfg.Logger, base: filepath.Join(dir, "values.yaml"), arm: ArmOff,
+		replicas: cfg.Brokers, controllerURL: fmt.Sprintf("http://127.0.0.2:%d", c.Ports().Controller)}
+	if err := b.writeBase(ctx); err != nil {
+		return nil, errors.Join(err, b.stop())
+	}
+	return b, nil
 }
+
+// writeBase writes the chart values every release has: the brokers beside the harness's
+// cluster, their CPU and readiness delay, and with the JMX agent the chart's own broker.jvmOpts
+// with the agent loaded as Pinot's monitoring guide loads it (on the pod's loopback: the pods
+// share the machine's).
+func (b *bed) writeBase(ctx context.Context) error {
+	v := testbed.BrokerValues{Replicas: b.cfg.Brokers, CPURequest: b.cfg.BrokerCPURequest, CPULimit: b.cfg.BrokerCPULimit,
+		ReadinessDelay: int(b.cfg.ReadinessDelay / time.Second)}
+	if b.cfg.JMXAgent {
+		opts, err := b.helm.Run(ctx, "show", "values", b.helm.Chart, "--jsonpath", "{.broker.jvmOpts}")
+		if err != nil {
+			return fmt.Errorf("the chart's broker.jvmOpts: %w", err)
+		}
+		v.JVMOpts = strings.TrimSpace(opts) + " " + jmxAgentOpt
+	}
+	if err := v.Write(b.pinot, b.base); err != nil {
+		return fmt.Errorf("broker values: %w", err)
+	}
+	return nil
+}
+
+// jmxAgentOpt loads the image's JMX exporter agent on the pod's port jmxPort.
+var jmxAgentOpt = fmt.Sprintf("-javaagent:%s=127.0.0.1:%d:%s", launch.JMXAgentJar, jmxPort, launch.JMXAgentConf)
+
+// jmxPort is the agent's port (Pinot's guide's 8008); jitURL the sidecar's JIT signal from it.
+const jmxPort = 8008
+
+var jitURL = fmt.Sprintf("http://127.0.0.1:%d/metrics?name[]=jvm_compilation_time_seconds_total", jmxPort)
 
 // install is `helm install` of the chart with the off arm's template and waits until the
 // StatefulSet has every broker Ready; then it reads the Service's port name.
@@ -208,10 +244,19 @@ func (b *bed) injectValues(spec armSpec) (map[string]any, error) {
 	if spec.fast {
 		v["brokerReadiness"] = map[string]any{"decidedBy": "sidecar"}
 	}
+	if _, set := warmup["jvmMetricsUrl"]; !set && b.cfg.JMXAgent {
+		warmup["jvmMetricsUrl"] = jitURL
+	}
 	if spec.boost {
 		// The Role names the pods up to the scale-out's extra one.
-		v["brokerCpuBoost"] = map[string]any{"enabled": true, "cpu": map[string]any{"limit": b.cfg.BoostCPULimit},
+		boost := map[string]any{"enabled": true, "cpu": map[string]any{"limit": b.cfg.BoostCPULimit},
 			"maxReplicas": b.cfg.Brokers + 1}
+		if spec.fixedBoost {
+			// No JIT signal: the sidecar gives the CPU back the settle time after its gate opened.
+			delete(warmup, "jvmMetricsUrl")
+			boost["settle"] = b.cfg.BoostFixedHold.String()
+		}
+		v["brokerCpuBoost"] = boost
 	}
 	if p := b.cfg.SidecarProbePeriod; p > 0 {
 		v["readinessProbe"] = map[string]any{"periodSeconds": int(p / time.Second)}

@@ -113,3 +113,39 @@ func TestRolledIsTheStatefulSetsStatus(t *testing.T) {
 		}
 	}
 }
+
+// With the JMX agent the ON arms' sidecars read the JIT signal from it (unless the study's
+// settings name another), but on_boost_fixed's has none and gives its boost back the fixed hold
+// after its gate opened: what a boost with a fixed give-back is.
+func TestJMXAgentGivesTheJITSignalExceptToTheFixedBoost(t *testing.T) {
+	b := &bed{dir: t.TempDir(), base: "base.yaml", controllerURL: "http://127.0.0.2:30001",
+		cfg: Config{Brokers: 2, BoostCPULimit: "1", BoostFixedHold: time.Minute, JMXAgent: true}}
+	for _, tc := range []struct {
+		arm    string
+		jit    any
+		settle any
+	}{
+		{ArmOnDefault, jitURL, nil},
+		{ArmOnBoost, jitURL, nil},
+		{ArmOnBoostFixed, nil, "1m0s"},
+	} {
+		rel, err := b.release(tc.arm, 2, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		v := readValues(t, rel.InjectValues[0])
+		if got := v["warmup"].(map[string]any)["jvmMetricsUrl"]; got != tc.jit {
+			t.Errorf("%s: warmup.jvmMetricsUrl %v, want %v", tc.arm, got, tc.jit)
+		}
+		var settle any
+		if boost, ok := v["brokerCpuBoost"].(map[string]any); ok {
+			settle = boost["settle"]
+		}
+		if settle != tc.settle {
+			t.Errorf("%s: brokerCpuBoost.settle %v, want %v", tc.arm, settle, tc.settle)
+		}
+	}
+	if jmxAgentOpt != "-javaagent:/opt/pinot/etc/jmx_prometheus_javaagent/jmx_prometheus_javaagent.jar=127.0.0.1:8008:/opt/pinot/etc/jmx_prometheus_javaagent/configs/pinot.yml" {
+		t.Errorf("agent option %q: want the image's agent on the pod's loopback port 8008", jmxAgentOpt)
+	}
+}

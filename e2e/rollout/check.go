@@ -31,7 +31,7 @@ func Smoke(cfg Config) Config {
 
 // CheckStudy fails when the output shows the tool did not work: an arm without its rollouts (or
 // its scale-out), an event without load, a pod never re-created, Ready or in service again, an ON pod whose
-// sidecar never reported warm, a platform not recorded (versions, every event's steady CPU with
+// sidecar never reported warm, a pod whose JIT was not read with the JMX agent on, a platform not recorded (versions, every event's steady CPU with
 // each broker pod's), or a missing file.
 func CheckStudy(s *Study, cfg Config, o Outputs) error {
 	var errs []error
@@ -43,7 +43,7 @@ func CheckStudy(s *Study, cfg Config, o Outputs) error {
 		}
 		spec, _ := specOf(arm)
 		for _, r := range a.Rollouts {
-			errs = append(errs, checkResult(r, spec, s.Brokers)...)
+			errs = append(errs, checkResult(r, spec, s.Brokers, cfg.JMXAgent)...)
 			if cfg.JavaClient && (r.JavaClient == nil || r.JavaClient.Queries == 0) {
 				errs = append(errs, fmt.Errorf("%s rollout %d: the Java client sent nothing in the rollout", arm, r.N))
 			}
@@ -52,7 +52,7 @@ func CheckStudy(s *Study, cfg Config, o Outputs) error {
 			errs = append(errs, fmt.Errorf("%s: %d scale-outs, want 1", arm, len(a.ScaleOuts)))
 		}
 		for _, r := range a.ScaleOuts {
-			errs = append(errs, checkResult(r, spec, 1)...)
+			errs = append(errs, checkResult(r, spec, 1, cfg.JMXAgent)...)
 		}
 	}
 	errs = append(errs, checkPlatform(s)...)
@@ -77,7 +77,7 @@ func rollouts(a *Arm) []*Result {
 	return a.Rollouts
 }
 
-func checkResult(r *Result, spec armSpec, brokers int) []error {
+func checkResult(r *Result, spec armSpec, brokers int, jmx bool) []error {
 	var errs []error
 	name := fmt.Sprintf("%s %s %d", r.Arm, r.Kind, r.N)
 	if r.Steady.Queries == 0 || r.Queries == 0 || r.Steady.OK == 0 {
@@ -94,6 +94,9 @@ func checkResult(r *Result, spec armSpec, brokers int) []error {
 		}
 		if spec.sidecar && p.WarmSeconds <= 0 {
 			errs = append(errs, fmt.Errorf("%s: pod %d's sidecar never reported warm", name, p.Pod))
+		}
+		if jmx && (p.JIT == nil || p.JIT.StartToInService == nil) {
+			errs = append(errs, fmt.Errorf("%s: pod %d: no JIT compile time read from its broker's JMX agent up to its entry", name, p.Pod))
 		}
 	}
 	if len(r.Seconds) == 0 || len(r.States) == 0 {

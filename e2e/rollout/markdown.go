@@ -37,6 +37,7 @@ func Markdown(s *Study, name string) string {
 				r.DurationSeconds, Bound(s, r), podReady(r), podTerminate(r), r.LoadAverage)
 		}
 	}
+	b.WriteString(restartsSection(s))
 	b.WriteString(platformSection(s))
 	b.WriteString(javaSection(s))
 	for _, n := range s.Notes {

@@ -35,6 +35,14 @@ type PodTimes struct {
 	WarmSeconds      float64 `json:"start_to_warm_s,omitempty"`
 	ReadySeconds     float64 `json:"start_to_ready_s"`
 	InServiceSeconds float64 `json:"start_to_in_service_s"`
+	// Warmup is the sidecar's verdict (ON pods): its /status outcome when /readyz first said 200.
+	Warmup string `json:"warmup,omitempty"`
+	// BoostSeconds: start → the node agent ran the broker at its given-back CPU (boost arms; 0:
+	// not within the record), BoostEnd the CPU limits before and after.
+	BoostSeconds float64 `json:"boost_s,omitempty"`
+	BoostEnd     string  `json:"boost_end,omitempty"`
+	// JIT is the broker JVM's compile CPU by window (with the JMX agent).
+	JIT *PodJIT `json:"jit,omitempty"`
 }
 
 // Second is one second of the load, by scheduled arrival.
@@ -192,6 +200,14 @@ func podTimes(events []Event, t0 time.Time, b Bounds) []PodTimes {
 			return 0
 		}
 		p.HealthySeconds, p.WarmSeconds, p.ReadySeconds, p.InServiceSeconds = since(KindHealthy), since(KindWarm), since(KindReady), since(KindInService)
+		life := lifeOf(events, e)
+		if w, ok := life.first(KindWarm); ok {
+			p.Warmup = w.Detail
+		}
+		if be, ok := life.first(KindBoostEnded); ok {
+			p.BoostSeconds, p.BoostEnd = be.At.Sub(e.At).Seconds(), be.Detail
+		}
+		p.JIT = life.jit(p.InServiceSeconds)
 		for _, d := range events {
 			if d.Pod == e.Pod && d.Kind == KindDeleted && !d.At.Before(from) && d.At.Before(e.At) {
 				exit := first(events, e.Pod, KindExited, d.At)

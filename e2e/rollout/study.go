@@ -47,6 +47,9 @@ const (
 	DefaultBrokerCPULimit   = "300m"
 	// DefaultBoostCPULimit is on_boost's limit while boosted: one of the node's 2 cores.
 	DefaultBoostCPULimit = "1"
+	// DefaultBoostFixedHold is on_boost_fixed's boost after the gate opened: the anchor,
+	// "until Ready + 60 s".
+	DefaultBoostFixedHold = 60 * time.Second
 )
 
 // DefaultProxySync is kube-proxy's default --iptables-min-sync-period.
@@ -83,6 +86,13 @@ type Config struct {
 	ReadinessDelay, ReadinessPeriod time.Duration
 	// BoostCPULimit is on_boost's broker CPU limit while boosted (brokerCpuBoost.cpu.limit).
 	BoostCPULimit string
+	// BoostFixedHold is how long on_boost_fixed keeps the boost after its gate opened
+	// (brokerCpuBoost.settle with no JIT signal; default DefaultBoostFixedHold).
+	BoostFixedHold time.Duration
+	// JMXAgent loads the Prometheus JMX exporter agent in every arm's broker JVM as Pinot's
+	// monitoring guide does (broker.jvmOpts): the ON arms' sidecars get the JIT signal from it
+	// (warmup.jvmMetricsUrl; not on_boost_fixed's) and the study records each pod's compile time.
+	JMXAgent bool
 	// SidecarProbePeriod is the sidecar readiness probe's periodSeconds (warmup-inject's
 	// readinessProbe.periodSeconds; 0: the sidecar chart's 5 s).
 	SidecarProbePeriod time.Duration
@@ -129,6 +139,7 @@ func (c Config) withDefaults() Config {
 	c.BrokerCPURequest = cmp.Or(c.BrokerCPURequest, DefaultBrokerCPURequest)
 	c.BrokerCPULimit = cmp.Or(c.BrokerCPULimit, DefaultBrokerCPULimit)
 	c.BoostCPULimit = cmp.Or(c.BoostCPULimit, DefaultBoostCPULimit)
+	c.BoostFixedHold = cmp.Or(c.BoostFixedHold, DefaultBoostFixedHold)
 	c.ProxySync = cmp.Or(c.ProxySync, DefaultProxySync)
 	c.SlowStart = cmp.Or(c.SlowStart, DefaultSlowStart)
 	c.BasePort = cmp.Or(c.BasePort, DefaultBasePort)
@@ -164,6 +175,8 @@ func (c Config) check() error {
 		return fmt.Errorf("broker CPU request %s, limit %s: want a request > 0 and a limit ≥ it (the study isolates brokers)", c.BrokerCPURequest, c.BrokerCPULimit)
 	case c.ReadinessDelay < 0 || c.ReadinessPeriod < 0 || c.SidecarProbePeriod < 0:
 		return fmt.Errorf("readiness delay %s, period %s, sidecar probe period %s: want ≥ 0 (0: the chart's)", c.ReadinessDelay, c.ReadinessPeriod, c.SidecarProbePeriod)
+	case c.BoostFixedHold < 0:
+		return fmt.Errorf("boost fixed hold %s: want ≥ 0", c.BoostFixedHold)
 	case c.ProxySync < 0:
 		return fmt.Errorf("proxy sync %s: want ≥ 0", c.ProxySync)
 	case c.Out == "":
@@ -241,6 +254,9 @@ func RunStudy(ctx context.Context, cfg Config) (_ *Study, err error) {
 	lim, _ := milliCPU(cfg.BrokerCPULimit)
 	e.cpu = &cpuMeter{b: e.bed, limit: float64(lim) / 1000}
 	e.w = newWatcher(e.bed.Bed, log)
+	if cfg.JMXAgent {
+		e.w.jmxPort = jmxPort
+	}
 	wctx, stopWatch := context.WithCancel(context.Background())
 	watched := make(chan error, 1)
 	go func() { watched <- e.w.run(wctx, e.bed.Admin) }()

@@ -33,6 +33,12 @@ const (
 	// to the broker (the service proxy's entries and exits from the Service's EndpointSlices).
 	KindInService    Kind = "in_service"
 	KindOutOfService Kind = "out_of_service"
+	// KindJIT: a reading of the broker JVM's cumulative JIT compile time (Value, seconds), from its
+	// JMX exporter agent (Config.JMXAgent), every second through the pod network.
+	KindJIT Kind = "jit"
+	// KindBoostEnded: the broker container's CPU limit in the pod's status fell below the one it
+	// started with: the node agent applied the sidecar's give-back (Detail: from → to).
+	KindBoostEnded Kind = "boost_ended"
 )
 
 // Event is one thing that happened to one pod.
@@ -41,6 +47,10 @@ type Event struct {
 	Pod    int       `json:"pod"`    // ordinal
 	Broker string    `json:"broker"` // the broker's query host:port
 	Kind   Kind      `json:"kind"`
+	// Value is a KindJIT reading; Detail what a warm or boost_ended event knows more (the
+	// sidecar's outcome, the CPU limits).
+	Value  float64 `json:"value,omitempty"`
+	Detail string  `json:"detail,omitempty"`
 }
 
 // State is a pod's place in its life, for timelines.

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/informers"
@@ -34,6 +35,10 @@ import (
 //     the sidecar's /readyz, every 200 ms through the pod network from the pod's start until the
 //     first 200.
 //   - in_service, out_of_service: the service proxy's entries and exits (proxy.Event).
+//   - jit: with the JMX agent, the broker JVM's compile time read every second through the pod
+//     network from the pod's start; boost_ended: the broker container's CPU limit in the pod's
+//     status (what the node agent applies) fell below its first one; warm carries the sidecar's
+//     /status outcome read right after its /readyz first answered 200.
 
 // podLife is what the watch has recorded of one pod (one UID).
 type podLife struct {
@@ -42,6 +47,10 @@ type podLife struct {
 	created        bool
 	killed         bool // a container's termination said SIGKILL
 	stopPolls      context.CancelFunc
+	// cpuLimit is the broker container's CPU limit in its first status that had one; boostEnded:
+	// a later status had a lower one.
+	cpuLimit   *resource.Quantity
+	boostEnded bool
 }
 
 // transitions are the events one observation of a pod adds to what life recorded (life is
@@ -67,7 +76,29 @@ func transitions(life *podLife, p *corev1.Pod) []Kind {
 	if sigkilled(p) {
 		life.killed = true
 	}
+	if lim, ok := brokerCPULimit(p); ok {
+		switch {
+		case life.cpuLimit == nil:
+			life.cpuLimit = &lim
+		case !life.boostEnded && lim.Cmp(*life.cpuLimit) < 0:
+			life.boostEnded = true
+			out = append(out, KindBoostEnded)
+		}
+	}
 	return out
+}
+
+// brokerCPULimit is the broker container's CPU limit as its status reports it (what runs).
+func brokerCPULimit(p *corev1.Pod) (resource.Quantity, bool) {
+	for _, cs := range p.Status.ContainerStatuses {
+		if cs.Name != brokerCtr || cs.Resources == nil {
+			continue
+		}
+		if q, ok := cs.Resources.Limits[corev1.ResourceCPU]; ok {
+			return q, true
+		}
+	}
+	return resource.Quantity{}, false
 }
 
 // gone is the event of a pod object's removal: exited, or killed when a container was SIGKILLed.
@@ -134,6 +165,8 @@ type watcher struct {
 	broker map[string]string // pod name → the broker's host:port (stable per name: podnet)
 	polls  sync.WaitGroup
 	synced chan struct{} // closed once the watch has listed the pods
+	// jmxPort is the broker JVM's JMX exporter agent's port in the pod (0: none).
+	jmxPort int32
 }
 
 func newWatcher(net podNet, log *slog.Logger) *watcher {
@@ -205,7 +238,12 @@ func (w *watcher) seen(ctx context.Context, o any) {
 	}
 	wasCreated := life.created
 	for _, k := range transitions(life, p) {
-		w.tl.add(Event{At: now, Pod: n, Broker: w.broker[p.Name], Kind: k})
+		ev := Event{At: now, Pod: n, Broker: w.broker[p.Name], Kind: k}
+		if k == KindBoostEnded {
+			lim, _ := brokerCPULimit(p)
+			ev.Detail = life.cpuLimit.String() + " → " + lim.String()
+		}
+		w.tl.add(ev)
 	}
 	if !wasCreated && life.created && !life.deleted {
 		pctx, cancel := context.WithCancel(ctx)
@@ -214,6 +252,9 @@ func (w *watcher) seen(ctx context.Context, o any) {
 		w.polls.Go(func() { w.poll(pctx, pod, n, brokerPort, "/health", KindHealthy) })
 		if port, ok := sidecarPort(pod); ok {
 			w.polls.Go(func() { w.poll(pctx, pod, n, port, "/readyz", KindWarm) })
+		}
+		if w.jmxPort > 0 {
+			w.polls.Go(func() { w.readJIT(pctx, pod, n) })
 		}
 	}
 	if life.deleted && life.stopPolls != nil {
@@ -271,8 +312,13 @@ func (w *watcher) poll(ctx context.Context, p *corev1.Pod, n int, port int32, pa
 	for {
 		// The port is known to the pod network once the container that uses it launched.
 		if u, err := w.net.PodURL(p, port); err == nil && w.ok(ctx, u+path) {
+			ev := Event{At: time.Now(), Pod: n, Kind: kind}
+			if kind == KindWarm {
+				ev.Detail = w.outcome(ctx, u+"/status")
+			}
 			w.mu.Lock()
-			w.tl.add(Event{At: time.Now(), Pod: n, Broker: w.broker[p.Name], Kind: kind})
+			ev.Broker = w.broker[p.Name]
+			w.tl.add(ev)
 			w.mu.Unlock()
 			return
 		}

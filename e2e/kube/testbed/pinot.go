@@ -17,7 +17,10 @@ type PinotOptions struct {
 	// Java is the brokers' JVM ("" the machine's); SidecarBin the sidecar's binary ("": built).
 	Java, SidecarBin string
 	BasePort         int // the pods' host ports (0: Options' default)
-	Log              *slog.Logger
+	// JMXAgentJar, when set, is laid in the image where Pinot's image keeps the JMX exporter
+	// agent (launch.JMXAgentJar), for a broker.jvmOpts that loads it.
+	JMXAgentJar string
+	Log         *slog.Logger
 }
 
 // StartPinot stops the harness's broker (the chart's brokers serve instead), starts the bed with
@@ -34,6 +37,11 @@ func StartPinot(ctx context.Context, o PinotOptions) (*Bed, *Helm, error) {
 		return nil, nil, err
 	}
 	pinot.Java = o.Java
+	if o.JMXAgentJar != "" {
+		if err := pinot.LayJMXAgent(o.JMXAgentJar); err != nil {
+			return nil, nil, err
+		}
+	}
 	side := &launch.Sidecar{Bin: o.SidecarBin}
 	if o.SidecarBin == "" {
 		if side, err = launch.NewSidecar(ctx, filepath.Join(o.Dir, "sidecar")); err != nil {

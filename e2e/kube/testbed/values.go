@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/warmup-sidecar/warmup-sidecar/e2e/cluster"
@@ -23,6 +24,8 @@ type BrokerValues struct {
 	// ReadinessDelay is broker.probes.readiness.initialDelaySeconds (the chart's 60 when 0: the
 	// chart's template reads a 0 as unset and falls back to probes.initialDelaySeconds, also 60).
 	ReadinessDelay int
+	// JVMOpts is broker.jvmOpts when set (the chart's own otherwise).
+	JVMOpts string
 	// Extra is appended as is (YAML at the top level).
 	Extra string
 }
@@ -64,6 +67,9 @@ broker:
 		if v.CPULimit != "" {
 			fmt.Fprintf(&b, "    limits:\n      cpu: %s\n", v.CPULimit)
 		}
+	}
+	if v.JVMOpts != "" {
+		fmt.Fprintf(&b, "  jvmOpts: %s\n", strconv.Quote(v.JVMOpts))
 	}
 	if v.ReadinessDelay > 0 {
 		fmt.Fprintf(&b, "  probes:\n    readiness:\n      initialDelaySeconds: %d\n", v.ReadinessDelay)

@@ -115,3 +115,54 @@ func TestPlanSampleTimeoutIsThePlanningCallBound(t *testing.T) {
 		t.Errorf("sample options %q: want timeoutMs of at most the 2 s planning bound", b.LastQueryOptions())
 	}
 }
+
+// A sample that fails as a cold broker fails (busy, timed out, partial) is asked
+// once more, and a second answer gives the leg its shapes; a query the broker
+// cannot run is not asked again, and two cold failures keep LIMIT 1 saying so.
+func TestPlanRetriesAColdSampleOnce(t *testing.T) {
+	const leg = "events_REALTIME"
+	for _, tc := range []struct {
+		name      string
+		answers   []func(typed string, n int) (int, string)
+		wantCalls int
+		shapes    bool
+		why       string
+	}{
+		{"busy, then rows", []func(string, int) (int, string){
+			func(string, int) (int, string) { return 503, "<html>busy</html>" },
+			nil,
+		}, 2, true, ""},
+		{"partial twice", []func(string, int) (int, string){
+			func(string, int) (int, string) { return 200, fakepinot.Partial(2, 1) },
+			func(string, int) (int, string) { return 200, fakepinot.Partial(2, 1) },
+		}, 2, false, "(2 attempts)"},
+		{"no such table: not retried", []func(string, int) (int, string){
+			func(string, int) (int, string) { return 200, fakepinot.Error(190, "TableDoesNotExistError", "no table") },
+		}, 1, false, "190"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b, c := newFake(t)
+			calls := 0
+			b.SetSampleAnswer(func(typed string, n int) (int, string) {
+				if typed == leg {
+					calls++
+					if calls <= len(tc.answers) && tc.answers[calls-1] != nil {
+						return tc.answers[calls-1](typed, n)
+					}
+				}
+				return 200, fakepinot.RowsAnswer(fakepinot.DefaultSchema(fakepinot.RawName(typed)), n, 1)
+			})
+			p := planFake(t, b, c, Settings{})
+			if calls != tc.wantCalls {
+				t.Errorf("%d samples of %s, want %d", calls, leg, tc.wantCalls)
+			}
+			why, fell := p.Fallbacks[leg]
+			if fell == tc.shapes {
+				t.Errorf("fallback of %s: %q (fell back %v), want shapes %v", leg, why, fell, tc.shapes)
+			}
+			if !tc.shapes && !strings.Contains(why, tc.why) {
+				t.Errorf("fallback of %s: %q, want it to say %q", leg, why, tc.why)
+			}
+		})
+	}
+}

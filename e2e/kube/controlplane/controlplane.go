@@ -73,6 +73,12 @@ func Start(ctx context.Context, o Options) (_ *ControlPlane, err error) {
 			cp.Stop()
 		}
 	}()
+	// A work dir kept from an earlier run (a study's --work-dir) holds that run's etcd, whose
+	// objects (a helm release, pods) this run would inherit: the cluster starts empty, as
+	// envtest's does. Its logs are kept (appended to).
+	if err := os.RemoveAll(filepath.Join(o.Dir, "etcd")); err != nil {
+		return nil, fmt.Errorf("control plane dir: an earlier run's etcd data: %w", err)
+	}
 	for _, d := range []string{"pki", "etcd", "logs", "kubeconfig"} {
 		if err := os.MkdirAll(filepath.Join(o.Dir, d), 0o700); err != nil {
 			return nil, fmt.Errorf("control plane dir: %w", err)

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -54,5 +56,38 @@ func TestStartStop(t *testing.T) {
 			t.Fatalf("default ServiceAccount: %v; kube-root-ca.crt: %v", errSA, errCA)
 		}
 		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// A second start in the same dir (a study rerun with the same --work-dir) finds an empty
+// cluster, not the first run's objects: the first run's release would make helm install fail.
+func TestStartAgainInTheSameDirStartsEmpty(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	dir := t.TempDir()
+	const ns = "left-by-the-first-run"
+	for run := 1; run <= 2; run++ {
+		cp, err := Start(ctx, Options{Dir: dir, Nodes: []string{"n1"}})
+		if err != nil {
+			t.Fatalf("run %d: %v", run, err)
+		}
+		admin, err := cp.Client(UserAdmin)
+		if err != nil {
+			cp.Stop()
+			t.Fatal(err)
+		}
+		_, err = admin.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{})
+		switch {
+		case run == 1:
+			_, err = admin.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{})
+			if err != nil {
+				t.Errorf("run 1: create namespace: %v", err)
+			}
+		case err == nil:
+			t.Errorf("run 2: namespace %s of run 1 is still there", ns)
+		case !apierrors.IsNotFound(err):
+			t.Errorf("run 2: get namespace: %v", err)
+		}
+		cp.Stop()
 	}
 }

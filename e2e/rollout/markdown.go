@@ -120,10 +120,20 @@ func Method(s *Study) string {
 		"steady p99 is the %.0f s before the upgrade. The worst 10 s is also given over the windows when no pod was starting its broker or being "+
 		"warmed by its sidecar (work that shares the servers and the node with the pods in service), and each pod's first 10 s in the Service "+
 		"(the cold serve readiness is about) on its own; the neighbours' p99 is the load's while a pod was starting or being warmed and no pod was "+
-		"in its first 10 s in the Service (what the pods in service answered meanwhile). lb_slowstart is HAProxy `slowstart %.0fs`. Arms interleaved.",
+		"in its first 10 s in the Service (what the pods in service answered meanwhile). lb_slowstart is HAProxy `slowstart %.0fs`.%s Arms interleaved.",
 		p.Chart, p.Helm, p.Kubernetes, p.Etcd, p.Node.CPU, s.Brokers, orNone(p.Broker.CPURequest), orNone(p.Broker.CPULimit), sidecar,
 		probesClause(s), st.TerminationGraceS, st.PodManagementPolicy, st.UpdateStrategy, brokerJVM(s), s.BenchRows, s.PinotVersion, s.Machine.String(),
-		brokerService, p.ProxyMinSyncS, mixName(s), s.RateQPS, rateSource(s), s.TimeoutMs, s.TailS, s.SteadyS, s.SlowStartS)
+		brokerService, p.ProxyMinSyncS, mixName(s), s.RateQPS, rateSource(s), s.TimeoutMs, s.TailS, s.SteadyS, s.SlowStartS, boostClause(s))
+}
+
+// boostClause says what the boost arms did, when the study has one and recorded it.
+func boostClause(s *Study) string {
+	if s.BoostCPULimit == "" || (s.Arms[ArmOnBoost] == nil && s.Arms[ArmOnBoostFixed] == nil) {
+		return ""
+	}
+	return fmt.Sprintf(" on_boost is on_fast with warmup-inject's brokerCpuBoost: the broker container's CPU limit %s until the sidecar "+
+		"resizes the pod back (the gate open and the JIT quiet, with a JIT signal; the settle time after the gate opened, without); "+
+		"on_boost_fixed the same boost with no JIT signal and a settle of %.0f s: given back that long after the gate opened.", s.BoostCPULimit, s.BoostFixedHoldS)
 }
 
 func orNone(q string) string { return cmp.Or(q, "none") }

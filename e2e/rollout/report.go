@@ -87,18 +87,22 @@ type Study struct {
 	SlowStartS float64      `json:"lb_slowstart_s"`
 	// WarmS, SteadyS, TailS: the load before the steady window, the steady window, and the load
 	// after the last pod became available.
-	WarmS         float64           `json:"warm_s"`
-	SteadyS       float64           `json:"steady_s"`
-	TailS         float64           `json:"tail_s"`
-	SidecarBudget string            `json:"sidecar_budget"`
-	BrokerJVMOpts []string          `json:"broker_jvm_opts"`
-	Arms          map[string]*Arm   `json:"arms"`
-	Machine       coldstart.Machine `json:"machine"`
-	Notes         []string          `json:"notes,omitempty"`
-	Command       string            `json:"command,omitempty"`
-	Smoke         bool              `json:"smoke,omitempty"`
-	StartedAt     time.Time         `json:"started_at"`
-	FinishedAt    time.Time         `json:"finished_at,omitzero"`
+	WarmS         float64 `json:"warm_s"`
+	SteadyS       float64 `json:"steady_s"`
+	TailS         float64 `json:"tail_s"`
+	SidecarBudget string  `json:"sidecar_budget"`
+	// BoostCPULimit and BoostFixedHoldS: the boost arms' limit while boosted and on_boost_fixed's
+	// hold after the gate opened (absent in studies made before they were recorded).
+	BoostCPULimit   string            `json:"boost_cpu_limit,omitempty"`
+	BoostFixedHoldS float64           `json:"boost_fixed_hold_s,omitempty"`
+	BrokerJVMOpts   []string          `json:"broker_jvm_opts"`
+	Arms            map[string]*Arm   `json:"arms"`
+	Machine         coldstart.Machine `json:"machine"`
+	Notes           []string          `json:"notes,omitempty"`
+	Command         string            `json:"command,omitempty"`
+	Smoke           bool              `json:"smoke,omitempty"`
+	StartedAt       time.Time         `json:"started_at"`
+	FinishedAt      time.Time         `json:"finished_at,omitzero"`
 }
 
 // LegacyModel is the harness's model of Kubernetes a study made before the test bed recorded, in

@@ -41,7 +41,7 @@ type PodTimes struct {
 	// not within the record), BoostEnd the CPU limits before and after.
 	BoostSeconds float64 `json:"boost_s,omitempty"`
 	BoostEnd     string  `json:"boost_end,omitempty"`
-	// JIT is the broker JVM's compile CPU by window (with the JMX agent).
+	// JIT is the broker JVM's JIT compile time by window (with the JMX agent).
 	JIT *PodJIT `json:"jit,omitempty"`
 }
 

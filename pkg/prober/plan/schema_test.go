@@ -137,7 +137,9 @@ func TestPlanRetriesAColdSampleOnce(t *testing.T) {
 			func(string, int) (int, string) { return 200, fakepinot.Partial(2, 1) },
 		}, 2, false, "(2 attempts)"},
 		{"no such table: not retried", []func(string, int) (int, string){
-			func(string, int) (int, string) { return 200, fakepinot.Error(190, "TableDoesNotExistError", "no table") },
+			func(string, int) (int, string) {
+				return 200, fakepinot.Error(190, "TableDoesNotExistError", "no table")
+			},
 		}, 1, false, "190"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -88,7 +88,7 @@ func Table(s *Study) string {
 			}
 		}
 		fmt.Fprintf(&b, "| %s | %d | %s | %s | %d / %d | %s | %s | %s | %s | %s | %s | %s |\n", arm, len(rs), strings.Join(fs, ", "), strings.Join(cs, ", "),
-			phase[PhaseShutdown], phase[PhaseStart], pct(median(rate)), ratioCell(ratio), ratioCellOr(quiet), entryCell(entry), entryCell(neigh), secsCell(dur), secsCell(ready))
+			phase[PhaseShutdown], phase[PhaseStart], pct(median(rate)), ratioCell(ratio), orDash(quiet, ratioCell), entryCell(entry), entryCell(neigh), secsCell(dur), secsCell(ready))
 	}
 	return b.String()
 }
@@ -264,12 +264,13 @@ func quietCell(r *Result) string {
 	return fmt.Sprintf("%.0f ms (%.1f×)", r.QuietWorst10sP99Ms, r.QuietWorst10sRatio)
 }
 
-// ratioCellOr is ratioCell, or "–" for a study made before the figure existed.
-func ratioCellOr(v []float64) string {
+// orDash is cell(v), or "–" with no value (a study made before the figure existed, a figure
+// the study did not record).
+func orDash(v []float64, cell func([]float64) string) string {
 	if len(v) == 0 {
 		return "–"
 	}
-	return ratioCell(v)
+	return cell(v)
 }
 
 func entryCell(v []float64) string {

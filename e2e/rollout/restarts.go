@@ -56,7 +56,7 @@ func restartsSection(s *Study) string {
 		if m := median(warm); m > 0 && len(cold) > 0 {
 			ratio = fmt.Sprintf("%.1f×", median(cold)/m)
 		}
-		fmt.Fprintf(&b, "| %s | %d | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", arm, restarts, lost, msCell(cold), msCell(warm), ratio,
+		fmt.Fprintf(&b, "| %s | %d | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", arm, restarts, lost, orDash(cold, msCell), orDash(warm, msCell), ratio,
 			secsCell(ready), orDash(boost, secsCell), orDash(jitStart, cpuCell), orDash(jitEntry, cpuCell), orDash(jitLate, cpuCell), verdictCell(verdicts))
 	}
 	return b.String()
@@ -69,17 +69,7 @@ func appendSet(v []float64, x *float64) []float64 {
 	return append(v, *x)
 }
 
-func orDash(v []float64, cell func([]float64) string) string {
-	if len(v) == 0 {
-		return "–"
-	}
-	return cell(v)
-}
-
 func msCell(v []float64) string {
-	if len(v) == 0 {
-		return "–"
-	}
 	a := coldstart.Aggregate(v)
 	return fmt.Sprintf("%.0f ms (%.0f–%.0f)", a.Median, a.Min, a.Max)
 }

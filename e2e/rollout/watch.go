@@ -331,17 +331,23 @@ func (w *watcher) poll(ctx context.Context, p *corev1.Pod, n int, port int32, pa
 }
 
 func (w *watcher) ok(ctx context.Context, url string) bool {
+	status, _, err := w.get(ctx, url)
+	return err == nil && status == http.StatusOK
+}
+
+// get is one GET of the harness's polls: the status and up to 1 MiB of the body.
+func (w *watcher) get(ctx context.Context, url string) (int, []byte, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
-		return false
+		return 0, nil, err
 	}
 	resp, err := w.http.Do(req)
 	if err != nil {
-		return false
+		return 0, nil, err
 	}
-	_, _ = io.Copy(io.Discard, resp.Body)
-	resp.Body.Close()
-	return resp.StatusCode == http.StatusOK
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	return resp.StatusCode, body, err
 }
 
 // addProxy adds a service proxy's entries and exits to the timeline.

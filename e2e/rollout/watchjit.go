@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -19,9 +17,14 @@ import (
 func (w *watcher) readJIT(ctx context.Context, p *corev1.Pod, n int) {
 	t := time.NewTicker(time.Second)
 	defer t.Stop()
+	var s *jvmmetrics.Scraper // once the pod network knows the port (the broker launched)
 	for {
-		if u, err := w.net.PodURL(p, w.jmxPort); err == nil {
-			s := jvmmetrics.Scraper{URL: u + "/metrics?name[]=jvm_compilation_time_seconds_total", Client: w.http}
+		if s == nil {
+			if u, err := w.net.PodURL(p, w.jmxPort); err == nil {
+				s = &jvmmetrics.Scraper{URL: u + "/metrics?name[]=jvm_compilation_time_seconds_total", Client: w.http}
+			}
+		}
+		if s != nil {
 			if d, err := s.CompileTime(ctx); err == nil {
 				w.mu.Lock()
 				w.tl.add(Event{At: time.Now(), Pod: n, Broker: w.broker[p.Name], Kind: KindJIT, Value: d.Seconds()})
@@ -39,21 +42,16 @@ func (w *watcher) readJIT(ctx context.Context, p *corev1.Pod, n int) {
 // outcome is the sidecar's verdict from its /status, in a few words ("budget_expired, 123
 // probes"), or why it could not be read.
 func (w *watcher) outcome(ctx context.Context, url string) string {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	_, body, err := w.get(ctx, url)
 	if err != nil {
 		return "status: " + err.Error()
 	}
-	resp, err := w.http.Do(req)
-	if err != nil {
-		return "status: " + err.Error()
-	}
-	defer resp.Body.Close()
 	var st struct {
 		Outcome         string  `json:"outcome"`
 		ProbesSucceeded int64   `json:"probes_succeeded"`
 		DurationSeconds float64 `json:"duration_seconds"`
 	}
-	if err := json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&st); err != nil {
+	if err := json.Unmarshal(body, &st); err != nil {
 		return "status: " + err.Error()
 	}
 	return fmt.Sprintf("%s, %d probes in %.1f s", st.Outcome, st.ProbesSucceeded, st.DurationSeconds)

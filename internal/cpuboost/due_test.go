@@ -24,7 +24,8 @@ func TestDue(t *testing.T) {
 	}{
 		{"gate closed, JIT quiet", t0.Add(time.Minute), time.Time{}, quiet, ""},
 		{"gate closed, maximum time", t0.Add(10 * time.Minute), time.Time{}, busy, "maximum boost time (10m0s)"},
-		{"gate open, JIT compiling", t0.Add(5 * time.Minute), open, busy, ""},
+		{"gate open, JIT compiling, settling", open.Add(2*time.Minute - time.Second), open, busy, ""},
+		{"gate open, JIT compiling, settled", open.Add(2 * time.Minute), open, busy, "open for 2m0s (the settle time); the broker's JIT compiler is not quiet yet (now 0.900 s/s, peak 1.600 s/s)"},
 		{"gate open, JIT compiling, maximum time", t0.Add(10 * time.Minute), open, busy, "maximum boost time"},
 		{"gate open, JIT quiet", open.Add(time.Second), open, quiet, "JIT compiler is quiet: 10 readings in a row at or below 10% of its peak or 10 ms/s (now 0.004 s/s, peak 1.600 s/s)"},
 		{"gate open, no JIT, settling", open.Add(2*time.Minute - time.Second), open, none, ""},
@@ -53,7 +54,7 @@ func TestWaitingSaysWhat(t *testing.T) {
 		{evidence{now: t0.Add(30 * time.Second), podStart: t0}, "waiting for the gate to open (the warmup to end); the maximum boost time ends in 9m30s"},
 		{evidence{now: open, podStart: t0, openSince: open, jit: jitView{source: true}}, "a JIT compile rate"},
 		{evidence{now: open, podStart: t0, openSince: open, jit: jitView{source: true, state: event.JITState{Known: true, Rate: 0.5, Peak: 1.5, QuietInARow: 3}}},
-			"the broker's JIT compiler to be quiet: 0.500 s/s, peak 1.500 s/s, 3 of 10 quiet readings in a row"},
+			"the broker's JIT compiler to be quiet: 0.500 s/s, peak 1.500 s/s, 3 of 10 quiet readings in a row (or the settle time: 2m0s left)"},
 		{evidence{now: open.Add(30 * time.Second), podStart: t0, openSince: open, jit: jitView{why: "WARMUP_JVM_METRICS_URL is empty"}},
 			"the settle time to pass (1m30s left; no JIT signal: WARMUP_JVM_METRICS_URL is empty)"},
 	} {

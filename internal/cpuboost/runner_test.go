@@ -119,10 +119,26 @@ func TestSettleCountsFromTheLastOpening(t *testing.T) {
 	}
 }
 
-// A compiler that never quiets: the maximum boost time, counted from the pod's start (the
-// sidecar started later, as after a restart of its own).
+// A compiler that never quiets: the settle time after the gate opened (t0+30s), the JIT signal
+// notwithstanding.
+func TestCompilingJITGivenBackAtTheSettleTime(t *testing.T) {
+	b := newBed(t)
+	b.r.Compile = compile{c: b.c, at: busyUntil(t0.Add(time.Hour))}
+	b.run(t)
+	_, _, at := b.pods.calls()
+	if want := t0.Add(30*time.Second + 2*time.Minute); len(at) != 1 || at[0].Before(want) || at[0].After(want.Add(2*time.Second)) {
+		t.Errorf("given back at %v, want at %s", at, want.Sub(t0))
+	}
+	if st := b.rec.last(); !strings.Contains(st.GiveBackBecause, "the settle time); the broker's JIT compiler is not quiet yet") {
+		t.Errorf("final %+v", st)
+	}
+}
+
+// A compiler that never quiets and a settle time longer than the maximum: the maximum boost
+// time, counted from the pod's start (the sidecar started later, as after a restart of its own).
 func TestMaximumBoostTimeFromThePodsStart(t *testing.T) {
 	b := newBed(t)
+	b.r.Settings.Settle = time.Hour
 	b.c.t = t0.Add(4 * time.Minute)
 	b.r.Compile = compile{c: b.c, at: busyUntil(t0.Add(time.Hour))}
 	b.run(t)

@@ -16,8 +16,9 @@ type Settings struct {
 	Target    kubeapi.CPU
 	// MaxDuration ends the boost regardless of the evidence, counted from the pod's start.
 	MaxDuration time.Duration
-	// Settle is how long the gate must have been open when there is no JIT signal (none
-	// configured, or its last JIT.Failures readings failed) before the CPU is given back.
+	// Settle is how long after the gate opened the CPU is given back at the latest; a quiet
+	// JIT compiler gives it back sooner; with no JIT signal (none configured, or its last
+	// JIT.Failures readings failed) it is given back then. 0: when the gate opens.
 	Settle time.Duration
 	// JIT is when the compiler counts as quiet; zero fields: DefaultJIT's.
 	JIT judge.JITRule

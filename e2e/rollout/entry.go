@@ -73,12 +73,13 @@ func overlaps(spans []busySpan, from, to time.Duration, except int) bool {
 	return false
 }
 
-// entries measure every pod that entered the Service inside the rollout window.
-func entries(tr *coldstart.Trace, events []Event, spans []busySpan, b Bounds, steadyP99 float64) []Entry {
+// entries measure the load's EntrySpan after every event of kind inside the rollout window:
+// KindInService, a pod's entry; KindBoostEnded, its CPU given back (what the give-back cost).
+func entries(tr *coldstart.Trace, events []Event, kind Kind, spans []busySpan, b Bounds, steadyP99 float64) []Entry {
 	var out []Entry
 	for _, e := range events {
 		at := e.At.Sub(tr.Start)
-		if e.Kind != KindInService || !b.Rollout.Has(at) {
+		if e.Kind != kind || !b.Rollout.Has(at) {
 			continue
 		}
 		w := coldstart.Window{Start: at, End: min(at+EntrySpan, b.Rollout.End)}
@@ -130,7 +131,8 @@ func neighbours(tr *coldstart.Trace, events []Event, spans []busySpan, w coldsta
 // splitByCause fills r's figures that keep a neighbour's start apart from the cold serve.
 func splitByCause(r *Result, tr *coldstart.Trace, events []Event, b Bounds) {
 	spans := busySpans(events, tr.Start, b.Rollout.End)
-	r.Entries = entries(tr, events, spans, b, r.Steady.P99Ms)
+	r.Entries = entries(tr, events, KindInService, spans, b, r.Steady.P99Ms)
+	r.GiveBacks = entries(tr, events, KindBoostEnded, spans, b, r.Steady.P99Ms)
 	r.NeighboursQueries, r.NeighboursP99Ms = neighbours(tr, events, spans, b.Rollout)
 	r.NeighboursRatio = 0
 	if r.Steady.P99Ms > 0 && r.NeighboursQueries > 0 {

@@ -65,7 +65,7 @@ func TestBusySpansAreEachPodsStartAndItsSidecarsProbes(t *testing.T) {
 
 func TestEntriesMeasureEachPodsFirstSecondsInService(t *testing.T) {
 	tr := causeTrace()
-	got := entries(tr, rolloutEvents, busySpans(rolloutEvents, t0, rolloutBounds.Rollout.End), rolloutBounds, 5)
+	got := entries(tr, rolloutEvents, KindInService, busySpans(rolloutEvents, t0, rolloutBounds.Rollout.End), rolloutBounds, 5)
 	want := []Entry{{Pod: 1, Queries: 100, P99Ms: 300, Ratio: 60}, {Pod: 0, Queries: 100, P99Ms: 5, Ratio: 1}}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("entries %+v, want %+v", got, want)
@@ -78,8 +78,21 @@ func TestEntriesMeasureEachPodsFirstSecondsInService(t *testing.T) {
 		}
 	}
 	slices.SortStableFunc(early, func(a, b Event) int { return a.At.Compare(b.At) })
-	if got := entries(tr, early, busySpans(early, t0, rolloutBounds.Rollout.End), rolloutBounds, 5); len(got) != 2 || !got[0].Busy || got[1].Busy {
+	if got := entries(tr, early, KindInService, busySpans(early, t0, rolloutBounds.Rollout.End), rolloutBounds, 5); len(got) != 2 || !got[0].Busy || got[1].Busy {
 		t.Errorf("entries %+v: want pod 1's busy (pod 0 created during it), pod 0's not", got)
+	}
+}
+
+// The give-back's window is the load's EntrySpan after the pod's CPU fell, measured like an
+// entry: pod 1's at 80 s holds its entry's slow 2 s, pod 0's at 190 s is cut at the load's end.
+func TestGiveBacksMeasureTheSecondsAfterTheCPUFell(t *testing.T) {
+	tr := causeTrace()
+	evs := append(slices.Clone(rolloutEvents), ev(80, 1, KindBoostEnded), ev(190, 0, KindBoostEnded), ev(5, 0, KindBoostEnded))
+	slices.SortStableFunc(evs, func(a, b Event) int { return a.At.Compare(b.At) })
+	got := entries(tr, evs, KindBoostEnded, busySpans(evs, t0, rolloutBounds.Rollout.End), rolloutBounds, 5)
+	want := []Entry{{Pod: 1, Queries: 100, P99Ms: 300, Ratio: 60}, {Pod: 0, Queries: 100, P99Ms: 5, Ratio: 1}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("give-backs %+v, want %+v (the one at 5 s is before the rollout)", got, want)
 	}
 }
 

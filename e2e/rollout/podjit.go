@@ -1,6 +1,9 @@
 package rollout
 
-import "time"
+import (
+	"math"
+	"time"
+)
 
 // The JIT windows of a re-created pod, on its own clock: the compiler's time while it starts and
 // is warmed out of service, in its first EntrySpan in the Service (the cold serve), and 60–75 s
@@ -23,6 +26,9 @@ type PodJIT struct {
 	Late  *float64 `json:"late_s,omitempty"`
 	// Total is the last reading: the compile time of the pod's whole recorded life.
 	Total float64 `json:"total_s"`
+	// Series is every reading as [seconds since the pod's creation, compile time], rounded to
+	// milliseconds: what a different give-back rule would have decided can be replayed on it.
+	Series [][2]float64 `json:"series,omitempty"`
 }
 
 // podLifeEvents are one pod's events from its creation to its next creation (or the record's end).
@@ -70,6 +76,9 @@ func (l podLifeEvents) jit(inServiceS float64) *PodJIT {
 		return nil
 	}
 	j := &PodJIT{Readings: len(rs), Total: rs[len(rs)-1].Value}
+	for _, r := range rs {
+		j.Series = append(j.Series, [2]float64{ms(r.At.Sub(l.created.At).Seconds()), ms(r.Value)})
+	}
 	if inServiceS <= 0 {
 		return j
 	}
@@ -109,3 +118,6 @@ func compiledBetween(rs []Event, from, to time.Time) *float64 {
 	d := end - start
 	return &d
 }
+
+// ms rounds v to three decimals.
+func ms(v float64) float64 { return math.Round(v*1000) / 1000 }

@@ -104,6 +104,12 @@ func TestPodJITWindowsFromItsReadings(t *testing.T) {
 	if j.Readings != 90 || j.Total < 13.49 || j.Total > 13.51 {
 		t.Errorf("readings %d total %.3f, want 90 and 13.5 (the next life's reading not counted)", j.Readings, j.Total)
 	}
+	if len(j.Series) != 90 || j.Series[0] != [2]float64{1, 0.2} || j.Series[89] != [2]float64{90, 13.5} {
+		t.Errorf("series of %d readings from %v to %v, want 90 from [1 0.2] to [90 13.5] on the pod's clock", len(j.Series), j.Series[0], j.Series[len(j.Series)-1])
+	}
+	if s := pods[1].JIT.Series; len(s) != 1 || s[0] != [2]float64{1, 0.1} {
+		t.Errorf("next life's series %v, want [[1 0.1]] on its own clock", s)
+	}
 	if p.Warmup != "budget_expired, 52 probes in 15.0 s" || p.BoostSeconds != 95 || p.BoostEnd != "1 → 300m" {
 		t.Errorf("warmup %q boost %.0f s %q, want the life's own", p.Warmup, p.BoostSeconds, p.BoostEnd)
 	}

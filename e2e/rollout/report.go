@@ -35,7 +35,10 @@ type Result struct {
 	// Entries: each pod's first EntrySpan in the Service, the cold serve readiness is about;
 	// QuietWorst10s*: the worst 10 s p99 of the windows when no pod was starting or being warmed
 	// (entry.go: those share the servers and the node with the serving pods). 0 when there was none.
-	Entries            []Entry `json:"entries,omitempty"`
+	Entries []Entry `json:"entries,omitempty"`
+	// GiveBacks: the load's EntrySpan after each pod's boosted CPU was given back (the node
+	// agent ran it at its own limit): what giving it back while the JIT still compiles costs.
+	GiveBacks          []Entry `json:"give_backs,omitempty"`
 	QuietWorst10sP99Ms float64 `json:"quiet_worst_10s_p99_ms"`
 	QuietWorst10sRatio float64 `json:"quiet_worst_10s_ratio"`
 	// Neighbours*: the p99 of the queries sent while a pod was starting or being warmed out of

@@ -17,7 +17,7 @@ func restartsSection(s *Study) string {
 	var b strings.Builder
 	for _, arm := range s.ArmNames() {
 		a := s.Arms[arm]
-		var cold, warm, ready, boost, jitStart, jitEntry, jitLate []float64
+		var cold, warm, ready, boost, givenBack, jitStart, jitEntry, jitLate []float64
 		verdicts := map[string]int{}
 		lost, restarts, extras := 0, 0, false
 		for _, r := range append(slices.Clone(a.Rollouts), a.ScaleOuts...) {
@@ -26,6 +26,9 @@ func restartsSection(s *Study) string {
 				cold = append(cold, e.P99Ms)
 			}
 			warm = append(warm, r.Steady.P99Ms)
+			for _, g := range r.GiveBacks {
+				givenBack = append(givenBack, g.Ratio)
+			}
 			for _, p := range r.Pods {
 				restarts++
 				ready = append(ready, p.ReadySeconds)
@@ -48,16 +51,16 @@ func restartsSection(s *Study) string {
 		}
 		if b.Len() == 0 {
 			b.WriteString("\n## Pod restarts one by one\n\n")
-			b.WriteString("Every re-created pod of the arm's events: its first 10 s in the Service (cold p99) against the event's steady p99 (warm), medians with the range; the boost's hold (start → the node agent ran the broker at its given-back CPU); the broker JVM's JIT compile time (`jvm_compilation_time_seconds_total` from its JMX agent, read every second: the compilations' elapsed time summed over the compiler threads, which under a CPU limit includes time throttled) from start to its entry, in its first 10 s in the Service, and 60–75 s after the entry; the sidecar's outcomes.\n\n")
-			b.WriteString("| arm | restarts | lost | cold p99 | warm p99 | cold / warm | start → Ready | boost held | JIT time start → in service | JIT time first 10 s | JIT time 60–75 s after | sidecar outcomes |\n")
-			b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+			b.WriteString("Every re-created pod of the arm's events: its first 10 s in the Service (cold p99) against the event's steady p99 (warm), medians with the range; the boost's hold (start → the node agent ran the broker at its given-back CPU) and the load's p99 in the 10 s after it against the event's steady p99 (median, max); the broker JVM's JIT compile time (`jvm_compilation_time_seconds_total` from its JMX agent, read every second: the compilations' elapsed time summed over the compiler threads, which under a CPU limit includes time throttled) from start to its entry, in its first 10 s in the Service, and 60–75 s after the entry; the sidecar's outcomes.\n\n")
+			b.WriteString("| arm | restarts | lost | cold p99 | warm p99 | cold / warm | start → Ready | boost held | 10 s after give-back / warm | JIT time start → in service | JIT time first 10 s | JIT time 60–75 s after | sidecar outcomes |\n")
+			b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 		}
 		ratio := "–"
 		if m := median(warm); m > 0 && len(cold) > 0 {
 			ratio = fmt.Sprintf("%.1f×", median(cold)/m)
 		}
-		fmt.Fprintf(&b, "| %s | %d | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", arm, restarts, lost, orDash(cold, msCell), orDash(warm, msCell), ratio,
-			secsCell(ready), orDash(boost, secsCell), orDash(jitStart, cpuCell), orDash(jitEntry, cpuCell), orDash(jitLate, cpuCell), verdictCell(verdicts))
+		fmt.Fprintf(&b, "| %s | %d | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", arm, restarts, lost, orDash(cold, msCell), orDash(warm, msCell), ratio,
+			secsCell(ready), orDash(boost, secsCell), orDash(givenBack, ratioRangeCell), orDash(jitStart, cpuCell), orDash(jitEntry, cpuCell), orDash(jitLate, cpuCell), verdictCell(verdicts))
 	}
 	return b.String()
 }
@@ -88,4 +91,9 @@ func verdictCell(m map[string]int) string {
 		parts = append(parts, fmt.Sprintf("%s × %d", k, m[k]))
 	}
 	return strings.Join(parts, ", ")
+}
+
+func ratioRangeCell(v []float64) string {
+	a := coldstart.Aggregate(v)
+	return fmt.Sprintf("%.1f× (max %.1f×, n=%d)", a.Median, a.Max, len(v))
 }

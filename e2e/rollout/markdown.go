@@ -131,9 +131,13 @@ func boostClause(s *Study) string {
 	if s.BoostCPULimit == "" || (s.Arms[ArmOnBoost] == nil && s.Arms[ArmOnBoostFixed] == nil) {
 		return ""
 	}
+	rule := "the gate open and the JIT quiet, with a JIT signal; the settle time after the gate opened, without"
+	if s.BoostSettle != "" {
+		rule = fmt.Sprintf("the gate open and the JIT quiet, or the chart's settle of %s after the gate opened, whichever first", s.BoostSettle)
+	}
 	return fmt.Sprintf(" on_boost is on_fast with warmup-inject's brokerCpuBoost: the broker container's CPU limit %s until the sidecar "+
-		"resizes the pod back (the gate open and the JIT quiet, with a JIT signal; the settle time after the gate opened, without); "+
-		"on_boost_fixed the same boost with no JIT signal and a settle of %.0f s: given back that long after the gate opened.", s.BoostCPULimit, s.BoostFixedHoldS)
+		"resizes the pod back (%s); "+
+		"on_boost_fixed the same boost with no JIT signal and a settle of %.0f s: given back that long after the gate opened.", s.BoostCPULimit, rule, s.BoostFixedHoldS)
 }
 
 func orNone(q string) string { return cmp.Or(q, "none") }

@@ -96,16 +96,19 @@ type Study struct {
 	SidecarBudget string  `json:"sidecar_budget"`
 	// BoostCPULimit and BoostFixedHoldS: the boost arms' limit while boosted and on_boost_fixed's
 	// hold after the gate opened (absent in studies made before they were recorded).
-	BoostCPULimit   string            `json:"boost_cpu_limit,omitempty"`
-	BoostFixedHoldS float64           `json:"boost_fixed_hold_s,omitempty"`
-	BrokerJVMOpts   []string          `json:"broker_jvm_opts"`
-	Arms            map[string]*Arm   `json:"arms"`
-	Machine         coldstart.Machine `json:"machine"`
-	Notes           []string          `json:"notes,omitempty"`
-	Command         string            `json:"command,omitempty"`
-	Smoke           bool              `json:"smoke,omitempty"`
-	StartedAt       time.Time         `json:"started_at"`
-	FinishedAt      time.Time         `json:"finished_at,omitzero"`
+	BoostCPULimit   string  `json:"boost_cpu_limit,omitempty"`
+	BoostFixedHoldS float64 `json:"boost_fixed_hold_s,omitempty"`
+	// BoostSettle is on_boost's brokerCpuBoost.settle, the chart's default (absent before
+	// boost-settle-dashboard; 30s in boost-settle-builtin, 2m before it).
+	BoostSettle   string            `json:"boost_settle,omitempty"`
+	BrokerJVMOpts []string          `json:"broker_jvm_opts"`
+	Arms          map[string]*Arm   `json:"arms"`
+	Machine       coldstart.Machine `json:"machine"`
+	Notes         []string          `json:"notes,omitempty"`
+	Command       string            `json:"command,omitempty"`
+	Smoke         bool              `json:"smoke,omitempty"`
+	StartedAt     time.Time         `json:"started_at"`
+	FinishedAt    time.Time         `json:"finished_at,omitzero"`
 }
 
 // LegacyModel is the harness's model of Kubernetes a study made before the test bed recorded, in

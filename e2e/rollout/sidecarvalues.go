@@ -135,3 +135,24 @@ func sidecarCPURequest() (int64, error) {
 	}
 	return m, nil
 }
+
+// chartBoostSettle is the sidecar chart's brokerCpuBoost.settle: on_boost's, which the bed
+// leaves at the chart's default.
+func chartBoostSettle() (string, error) {
+	raw, err := fs.ReadFile(charts.PinotBrokerWarmup, charts.PinotBrokerWarmupDir+"/values.yaml")
+	if err != nil {
+		return "", fmt.Errorf("sidecar chart values: %w", err)
+	}
+	var v struct {
+		BrokerCPUBoost struct {
+			Settle string `json:"settle"`
+		} `json:"brokerCpuBoost"`
+	}
+	if err := yaml.Unmarshal(raw, &v); err != nil {
+		return "", fmt.Errorf("sidecar chart values: %w", err)
+	}
+	if v.BrokerCPUBoost.Settle == "" {
+		return "", fmt.Errorf("sidecar chart values: brokerCpuBoost.settle is empty, want a duration")
+	}
+	return v.BrokerCPUBoost.Settle, nil
+}

@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
 // The sidecar's variables become the chart values an operator sets, typed by the chart's schema.
@@ -30,5 +31,25 @@ func TestSidecarEnvBecomesTheChartsWarmupValues(t *testing.T) {
 		if _, err := sidecarValues(map[string]string{k: v}); err == nil || !strings.Contains(err.Error(), msg) {
 			t.Errorf("%s: %v, want an error with %q", env, err, msg)
 		}
+	}
+}
+
+// on_boost's settle is the chart's, and the Method says it; a study from before it was recorded
+// keeps the older wording.
+func TestBoostClauseSaysTheChartsSettle(t *testing.T) {
+	settle, err := chartBoostSettle()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d, err := time.ParseDuration(settle); err != nil || d <= 0 {
+		t.Fatalf("chart's brokerCpuBoost.settle %q: want a positive duration (%v)", settle, err)
+	}
+	s := &Study{BoostCPULimit: "1", BoostFixedHoldS: 60, BoostSettle: settle, Arms: map[string]*Arm{ArmOnBoost: {}}}
+	if got := boostClause(s); !strings.Contains(got, "the chart's settle of "+settle+" after the gate opened, whichever first") {
+		t.Errorf("method %q lacks the settle %s", got, settle)
+	}
+	s.BoostSettle = ""
+	if got := boostClause(s); !strings.Contains(got, "the settle time after the gate opened, without") {
+		t.Errorf("method of an older study %q", got)
 	}
 }

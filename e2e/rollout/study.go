@@ -272,7 +272,11 @@ func RunStudy(ctx context.Context, cfg Config) (_ *Study, err error) {
 	if err != nil {
 		return nil, err
 	}
-	e.study = &Study{PinotVersion: benv.PinotVersion(), Brokers: cfg.Brokers, BenchRows: cmp.Or(cfg.BenchRows, 1_000_000), Mix: cfg.MixName, Queries: cfg.Mix,
+	settle, err := chartBoostSettle()
+	if err != nil {
+		return nil, err
+	}
+	e.study = &Study{BoostSettle: settle, PinotVersion: benv.PinotVersion(), Brokers: cfg.Brokers, BenchRows: cmp.Or(cfg.BenchRows, 1_000_000), Mix: cfg.MixName, Queries: cfg.Mix,
 		TimeoutMs: float64(cfg.Timeout.Milliseconds()), Platform: platform, SlowStartS: cfg.SlowStart.Seconds(),
 		WarmS: cfg.Warm.Seconds(), SteadyS: cfg.Steady.Seconds(), TailS: cfg.Tail.Seconds(),
 		SidecarBudget: cmp.Or(cfg.SidecarEnv["WARMUP_BUDGET"], "15s (default)"), BoostCPULimit: cfg.BoostCPULimit, BoostFixedHoldS: cfg.BoostFixedHold.Seconds(), BrokerJVMOpts: strings.Fields(platform.StatefulSet.BrokerJavaOpts),

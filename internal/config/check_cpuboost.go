@@ -44,7 +44,7 @@ func (c Config) checkCPUBoost() error {
 		return fmt.Errorf("WARMUP_CPU_BOOST_MAX_DURATION=%q: expected a positive duration such as 10m", c.CPUBoostMaxDuration)
 	}
 	if c.CPUBoostSettle < 0 {
-		return fmt.Errorf("WARMUP_CPU_BOOST_SETTLE=%q: expected a duration of 0 or more, such as 30s", c.CPUBoostSettle)
+		return fmt.Errorf("WARMUP_CPU_BOOST_SETTLE=%q: expected a duration of 0 or more, such as 60s", c.CPUBoostSettle)
 	}
 	if c.PodName != "" && !dnsSubdomain.MatchString(c.PodName) {
 		return fmt.Errorf("WARMUP_POD_NAME=%q: expected a pod name, from the downward API (fieldRef metadata.name)", c.PodName)

@@ -73,7 +73,7 @@ type Config struct {
 	CPUBoostTargetRequest string        `envconfig:"WARMUP_CPU_BOOST_TARGET_REQUEST"`
 	CPUBoostTargetLimit   string        `envconfig:"WARMUP_CPU_BOOST_TARGET_LIMIT"`
 	CPUBoostMaxDuration   time.Duration `envconfig:"WARMUP_CPU_BOOST_MAX_DURATION" default:"10m"`
-	CPUBoostSettle        time.Duration `envconfig:"WARMUP_CPU_BOOST_SETTLE" default:"30s"`
+	CPUBoostSettle        time.Duration `envconfig:"WARMUP_CPU_BOOST_SETTLE" default:"60s"`
 	// The pod the sidecar runs in (the downward API), and its ServiceAccount's token and CA.
 	PodName               string `envconfig:"WARMUP_POD_NAME"`
 	PodNamespace          string `envconfig:"WARMUP_POD_NAMESPACE"`

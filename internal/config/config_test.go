@@ -53,7 +53,7 @@ func TestDefaultsMatchDesign(t *testing.T) {
 
 		CPUBoostContainer:     "broker",
 		CPUBoostMaxDuration:   10 * time.Minute,
-		CPUBoostSettle:        30 * time.Second,
+		CPUBoostSettle:        time.Minute,
 		KubeServiceAccountDir: "/var/run/secrets/kubernetes.io/serviceaccount",
 	}
 	if !reflect.DeepEqual(c, want) {

@@ -116,7 +116,7 @@ func TestCPUBoostOnTheOfficialChart(t *testing.T) {
 	side := containerNamed(sts, "containers", "warmup-sidecar")
 	env := envOf(side)
 	for k, want := range map[string]string{"WARMUP_CPU_BOOST_ENABLED": "true", "WARMUP_CPU_BOOST_CONTAINER": "broker",
-		"WARMUP_CPU_BOOST_TARGET_LIMIT": "2", "WARMUP_CPU_BOOST_MAX_DURATION": "10m", "WARMUP_CPU_BOOST_SETTLE": "30s",
+		"WARMUP_CPU_BOOST_TARGET_LIMIT": "2", "WARMUP_CPU_BOOST_MAX_DURATION": "10m", "WARMUP_CPU_BOOST_SETTLE": "60s",
 		"WARMUP_KUBE_SERVICE_ACCOUNT_DIR": "/var/run/secrets/kubernetes.io/serviceaccount"} {
 		if env[k] != want {
 			t.Errorf("sidecar %s=%q, want %q", k, env[k], want)

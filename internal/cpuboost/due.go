@@ -33,9 +33,10 @@ func (j jitView) available() bool { return j.source && !j.failing }
 // due says why the CPU is to be given back now, or "" while the boost stays. In order: the
 // maximum boost time; then, with the gate open, a quiet JIT compiler; then the settle time
 // since the gate opened, with or without a JIT signal. The JIT signal can only end the boost
-// sooner: on the test bed the broker's C2 compiled for minutes after it entered service, at a
-// rate its own limit carried without a latency cost (docs/benchmarks.md), so holding the boost
-// for a compiler that never goes quiet would buy nothing.
+// sooner: on the test bed the broker's C2 compiled for minutes after it entered service, and a
+// boost given back 60 s after the gate opened, the compiler still busy, cost no latency
+// (docs/design.md, "The give-back rule"): holding it for a compiler that never goes quiet buys
+// nothing.
 func (s Settings) due(e evidence) string {
 	if end := e.podStart.Add(s.MaxDuration); !e.now.Before(end) {
 		return fmt.Sprintf("the maximum boost time (%s) has passed since the pod started", s.MaxDuration)

@@ -112,22 +112,36 @@ func sidecarValues(env map[string]string) (map[string]any, error) {
 	return out, nil
 }
 
+// chartValues are the sidecar chart's default values the study reads.
+type chartValues struct {
+	Resources struct {
+		Requests struct {
+			CPU string `json:"cpu"`
+		} `json:"requests"`
+	} `json:"resources"`
+	BrokerCPUBoost struct {
+		Settle string `json:"settle"`
+	} `json:"brokerCpuBoost"`
+}
+
+func readChartValues() (chartValues, error) {
+	var v chartValues
+	raw, err := fs.ReadFile(charts.PinotBrokerWarmup, charts.PinotBrokerWarmupDir+"/values.yaml")
+	if err != nil {
+		return v, fmt.Errorf("sidecar chart values: %w", err)
+	}
+	if err := yaml.Unmarshal(raw, &v); err != nil {
+		return v, fmt.Errorf("sidecar chart values: %w", err)
+	}
+	return v, nil
+}
+
 // sidecarCPURequest is the sidecar container's CPU request in the sidecar chart's values
 // (resources.requests.cpu): what each ON pod asks of the node beside its broker.
 func sidecarCPURequest() (int64, error) {
-	raw, err := fs.ReadFile(charts.PinotBrokerWarmup, charts.PinotBrokerWarmupDir+"/values.yaml")
+	v, err := readChartValues()
 	if err != nil {
-		return 0, fmt.Errorf("sidecar chart values: %w", err)
-	}
-	var v struct {
-		Resources struct {
-			Requests struct {
-				CPU string `json:"cpu"`
-			} `json:"requests"`
-		} `json:"resources"`
-	}
-	if err := yaml.Unmarshal(raw, &v); err != nil {
-		return 0, fmt.Errorf("sidecar chart values: %w", err)
+		return 0, err
 	}
 	m, err := milliCPU(v.Resources.Requests.CPU)
 	if err != nil {
@@ -139,17 +153,9 @@ func sidecarCPURequest() (int64, error) {
 // chartBoostSettle is the sidecar chart's brokerCpuBoost.settle: on_boost's, which the bed
 // leaves at the chart's default.
 func chartBoostSettle() (string, error) {
-	raw, err := fs.ReadFile(charts.PinotBrokerWarmup, charts.PinotBrokerWarmupDir+"/values.yaml")
+	v, err := readChartValues()
 	if err != nil {
-		return "", fmt.Errorf("sidecar chart values: %w", err)
-	}
-	var v struct {
-		BrokerCPUBoost struct {
-			Settle string `json:"settle"`
-		} `json:"brokerCpuBoost"`
-	}
-	if err := yaml.Unmarshal(raw, &v); err != nil {
-		return "", fmt.Errorf("sidecar chart values: %w", err)
+		return "", err
 	}
 	if v.BrokerCPUBoost.Settle == "" {
 		return "", fmt.Errorf("sidecar chart values: brokerCpuBoost.settle is empty, want a duration")

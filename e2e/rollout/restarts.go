@@ -60,7 +60,7 @@ func restartsSection(s *Study) string {
 			ratio = fmt.Sprintf("%.1f×", median(cold)/m)
 		}
 		fmt.Fprintf(&b, "| %s | %d | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", arm, restarts, lost, orDash(cold, msCell), orDash(warm, msCell), ratio,
-			secsCell(ready), orDash(boost, secsCell), orDash(givenBack, ratioRangeCell), orDash(jitStart, cpuCell), orDash(jitEntry, cpuCell), orDash(jitLate, cpuCell), verdictCell(verdicts))
+			secsCell(ready), orDash(boost, secsCell), entryCell(givenBack), orDash(jitStart, cpuCell), orDash(jitEntry, cpuCell), orDash(jitLate, cpuCell), verdictCell(verdicts))
 	}
 	return b.String()
 }
@@ -91,9 +91,4 @@ func verdictCell(m map[string]int) string {
 		parts = append(parts, fmt.Sprintf("%s × %d", k, m[k]))
 	}
 	return strings.Join(parts, ", ")
-}
-
-func ratioRangeCell(v []float64) string {
-	a := coldstart.Aggregate(v)
-	return fmt.Sprintf("%.1f× (max %.1f×, n=%d)", a.Median, a.Max, len(v))
 }

@@ -21,7 +21,9 @@
 # points elsewhere).
 #
 # Environment:
-#   ROLLOUT_MIX         query mix: builtin (default), dashboard, api or mse
+#   ROLLOUT_MIX         query mix: builtin (default), dashboard, api, mse or reduce
+#   ROLLOUT_QUERIES_FILE  a mix of your own instead: one query per line over the bed's bench_events
+#                       table ("name: SELECT ..." names one; # comments), e.g. e2e/testdata/mixes/
 #   ROLLOUT_RATE        arrivals per second through the Service (default: calibrate on the warm fleet)
 #   ROLLOUT_BROKERS     broker pods (default 3)
 #   ROLLOUT_ROLLOUTS    rollouts per arm (default 3)
@@ -54,7 +56,16 @@ tmp="$(mktemp -d -t rollout-bench.XXXXXX)"
 trap 'rm -rf "$tmp"' EXIT
 go build -o "$tmp/coldstart-bench" ./e2e/cmd/coldstart-bench
 
-args=(rollout --base-port "${ROLLOUT_BASE_PORT:-30000}" --mix "${ROLLOUT_MIX:-builtin}")
+args=(rollout --base-port "${ROLLOUT_BASE_PORT:-30000}")
+if [[ -n "${ROLLOUT_QUERIES_FILE:-}" ]]; then
+	if [[ -n "${ROLLOUT_MIX:-}" ]]; then
+		echo "rollout: ROLLOUT_MIX=$ROLLOUT_MIX and ROLLOUT_QUERIES_FILE=$ROLLOUT_QUERIES_FILE: give one of them" >&2
+		exit 2
+	fi
+	args+=(--queries-file "$ROLLOUT_QUERIES_FILE")
+else
+	args+=(--mix "${ROLLOUT_MIX:-builtin}")
+fi
 if [[ -n "${ROLLOUT_RATE:-}" ]]; then args+=(--rate "$ROLLOUT_RATE"); fi
 if [[ -n "${ROLLOUT_WORK_DIR:-}" ]]; then args+=(--work-dir "$ROLLOUT_WORK_DIR"); fi
 

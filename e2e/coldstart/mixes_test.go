@@ -1,6 +1,7 @@
 package coldstart
 
 import (
+	"path/filepath"
 	"reflect"
 	"regexp"
 	"slices"
@@ -240,5 +241,34 @@ func TestShapesAreTheFirstDraws(t *testing.T) {
 	// The built-in mix and a queries file are all draw 0: every query is its own shape.
 	if got := DefaultMix("t").Shapes(); len(got) != 8 {
 		t.Errorf("built-in mix: %d shapes, want all 8 queries", len(got))
+	}
+}
+
+// The queries files shipped for the rollout study (e2e/testdata/mixes, ROLLOUT_QUERIES_FILE)
+// parse, name every query, and read only the bed's bench_events table: the bed loads no other.
+func TestShippedQueriesFilesReadTheBenchTable(t *testing.T) {
+	files, err := filepath.Glob("../testdata/mixes/*.queries")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no queries files in e2e/testdata/mixes (%v)", err)
+	}
+	for _, f := range files {
+		m, err := LoadMix(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, q := range m {
+			if regexp.MustCompile(`^q\d+$`).MatchString(q.Name) {
+				t.Errorf("%s: %q has no name of its own", f, q.SQL)
+			}
+			stmts, err := sqltext.Split(q.SQL)
+			if err != nil {
+				t.Fatalf("%s: %s: %v", f, q.Name, err)
+			}
+			for _, tbl := range sqltext.Tables(stmts[len(stmts)-1]) {
+				if tbl != "bench_events" {
+					t.Errorf("%s: %s reads %q, want only bench_events", f, q.Name, tbl)
+				}
+			}
+		}
 	}
 }

@@ -18,16 +18,20 @@ const (
 	// ArmOnBoostFixed is on_boost given back at a fixed time, as kube-startup-cpu-boost and GKE's
 	// startup boost do: no JIT signal, the settle time (Config.BoostFixedHold) after the gate opened.
 	ArmOnBoostFixed = "on_boost_fixed"
-	ArmOnSlowStart  = "on_slowstart" // both
-	ArmOnC1         = "on_c1"        // on_default + warmup-inject's brokerJvm.c1Only (-XX:TieredStopAtLevel=1)
+	// ArmOnBoostCompilers is on_boost with more JIT compiler threads for the boosted CPU: the
+	// broker's jvmOpts add -XX:CICompilerCount (Config.BoostCompilers; the chart's
+	// -XX:ActiveProcessorCount=2 gives the JVM 2, one C1 and one C2 thread, sized once at start).
+	ArmOnBoostCompilers = "on_boost_compilers"
+	ArmOnSlowStart      = "on_slowstart" // both
+	ArmOnC1             = "on_c1"        // on_default + warmup-inject's brokerJvm.c1Only (-XX:TieredStopAtLevel=1)
 )
 
 // ArmOrder is every arm, in report order.
-var ArmOrder = []string{ArmOff, ArmOffFast, ArmLBSlowStart, ArmOnDefault, ArmOnFast, ArmOnBoost, ArmOnBoostFixed, ArmOnSlowStart, ArmOnC1}
+var ArmOrder = []string{ArmOff, ArmOffFast, ArmLBSlowStart, ArmOnDefault, ArmOnFast, ArmOnBoost, ArmOnBoostFixed, ArmOnBoostCompilers, ArmOnSlowStart, ArmOnC1}
 
 // StudyArms are the full study's arms by default: the chart as it is, the short probe with and
 // without the gate, the sidecar's defaults, the balancer's ramp. on_slowstart, on_c1,
-// on_boost and on_boost_fixed are there to ask for.
+// on_boost, on_boost_fixed and on_boost_compilers are there to ask for.
 var StudyArms = []string{ArmOff, ArmOffFast, ArmLBSlowStart, ArmOnDefault, ArmOnFast}
 
 // DefaultSlowStart is the lb_slowstart ramp: HAProxy `slowstart 30s`.
@@ -47,6 +51,8 @@ type armSpec struct {
 	boost     bool
 	// fixedBoost: the boost given back a fixed time after the gate opened, not on the JIT's evidence.
 	fixedBoost bool
+	// compilers: the broker JVM's compiler threads set by the study (Config.BoostCompilers).
+	compilers bool
 }
 
 func specOf(arm string) (armSpec, error) {
@@ -65,6 +71,8 @@ func specOf(arm string) (armSpec, error) {
 		return armSpec{sidecar: true, fast: true, boost: true}, nil
 	case ArmOnBoostFixed:
 		return armSpec{sidecar: true, fast: true, boost: true, fixedBoost: true}, nil
+	case ArmOnBoostCompilers:
+		return armSpec{sidecar: true, fast: true, boost: true, compilers: true}, nil
 	case ArmOnSlowStart:
 		return armSpec{sidecar: true, slowStart: true}, nil
 	case ArmOnC1:

@@ -59,6 +59,9 @@ type bed struct {
 	// that is not the pod's own (127.0.0.1 would be translated to the pod's ports; the controller
 	// listens on every address).
 	controllerURL string
+	// jvmOpts is broker.jvmOpts as the base values have it (the chart's, with the JMX agent when
+	// the study loads it): on_boost_compilers adds to it.
+	jvmOpts string
 }
 
 // startBed stops the harness's broker (the chart's brokers serve instead) and starts the test
@@ -93,12 +96,14 @@ func startBed(ctx context.Context, cfg Config, c *cluster.Cluster, sidecarBin, d
 func (b *bed) writeBase(ctx context.Context) error {
 	v := testbed.BrokerValues{Replicas: b.cfg.Brokers, CPURequest: b.cfg.BrokerCPURequest, CPULimit: b.cfg.BrokerCPULimit,
 		ReadinessDelay: int(b.cfg.ReadinessDelay / time.Second)}
+	opts, err := b.helm.Run(ctx, "show", "values", b.helm.Chart, "--jsonpath", "{.broker.jvmOpts}")
+	if err != nil {
+		return fmt.Errorf("the chart's broker.jvmOpts: %w", err)
+	}
+	b.jvmOpts = strings.TrimSpace(opts)
 	if b.cfg.JMXAgent {
-		opts, err := b.helm.Run(ctx, "show", "values", b.helm.Chart, "--jsonpath", "{.broker.jvmOpts}")
-		if err != nil {
-			return fmt.Errorf("the chart's broker.jvmOpts: %w", err)
-		}
-		v.JVMOpts = strings.TrimSpace(opts) + " " + jmxAgentOpt
+		b.jvmOpts += " " + jmxAgentOpt
+		v.JVMOpts = b.jvmOpts
 	}
 	if err := v.Write(b.pinot, b.base); err != nil {
 		return fmt.Errorf("broker values: %w", err)
@@ -198,6 +203,10 @@ func (b *bed) release(arm string, replicas int, restart string) (testbed.Release
 		broker["probes"] = map[string]any{"readiness": fastProbe}
 	case b.cfg.ReadinessPeriod > 0:
 		broker["probes"] = map[string]any{"readiness": map[string]any{"periodSeconds": int(b.cfg.ReadinessPeriod / time.Second)}}
+	}
+	if spec.compilers {
+		// An explicit count also turns off HotSpot's per-CPU sizing (CICompilerCountPerCPU).
+		broker["jvmOpts"] = strings.TrimSpace(fmt.Sprintf("%s -XX:CICompilerCount=%d", b.jvmOpts, b.cfg.BoostCompilers))
 	}
 	// JSON is YAML: helm and warmup-inject read these files as values files.
 	event := filepath.Join(b.dir, "release.yaml")

@@ -87,6 +87,29 @@ func TestArmsAreChartValues(t *testing.T) {
 	}
 }
 
+// on_boost_compilers is on_boost with the compiler threads named in the broker's jvmOpts: the
+// base's options (the chart's and the agent) kept, the count added; no other arm sets jvmOpts
+// (TestArmsAreChartValues compares their whole release values).
+func TestCompilersArmAddsTheCountToTheBrokersJVMOptions(t *testing.T) {
+	b := &bed{dir: t.TempDir(), base: "base.yaml", controllerURL: "http://127.0.0.2:30001", jvmOpts: "-XX:ActiveProcessorCount=2 -Xmx1G",
+		cfg: Config{Brokers: 3, BoostCPULimit: "1", BoostCompilers: 6}}
+	rel, err := b.release(ArmOnBoostCompilers, 3, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	broker := readValues(t, rel.Values[1])["broker"].(map[string]any)
+	if got, want := broker["jvmOpts"], "-XX:ActiveProcessorCount=2 -Xmx1G -XX:CICompilerCount=6"; got != want {
+		t.Errorf("broker.jvmOpts %q, want %q", got, want)
+	}
+	boost, err := b.release(ArmOnBoost, 3, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := readValues(t, rel.InjectValues[0]), readValues(t, boost.InjectValues[0]); !reflect.DeepEqual(got, want) {
+		t.Errorf("warmup-inject values %v, want on_boost's %v", got, want)
+	}
+}
+
 // Done is what `kubectl rollout status` waits for, with every pod Ready.
 func TestRolledIsTheStatefulSetsStatus(t *testing.T) {
 	three := int32(3)

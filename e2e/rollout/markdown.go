@@ -128,7 +128,7 @@ func Method(s *Study) string {
 
 // boostClause says what the boost arms did, when the study has one and recorded it.
 func boostClause(s *Study) string {
-	if s.BoostCPULimit == "" || (s.Arms[ArmOnBoost] == nil && s.Arms[ArmOnBoostFixed] == nil) {
+	if s.BoostCPULimit == "" || (s.Arms[ArmOnBoost] == nil && s.Arms[ArmOnBoostFixed] == nil && s.Arms[ArmOnBoostCompilers] == nil) {
 		return ""
 	}
 	rule := "the gate open and the JIT quiet, with a JIT signal; the settle time after the gate opened, without"
@@ -137,7 +137,15 @@ func boostClause(s *Study) string {
 	}
 	return fmt.Sprintf(" on_boost is on_fast with warmup-inject's brokerCpuBoost: the broker container's CPU limit %s until the sidecar "+
 		"resizes the pod back (%s); "+
-		"on_boost_fixed the same boost with no JIT signal and a settle of %.0f s: given back that long after the gate opened.", s.BoostCPULimit, rule, s.BoostFixedHoldS)
+		"on_boost_fixed the same boost with no JIT signal and a settle of %.0f s: given back that long after the gate opened.%s", s.BoostCPULimit, rule, s.BoostFixedHoldS, compilersClause(s))
+}
+
+// compilersClause says what on_boost_compilers changed, when the study has it.
+func compilersClause(s *Study) string {
+	if s.BoostCompilers == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" on_boost_compilers is on_boost with -XX:CICompilerCount=%d added to the broker's jvmOpts (the chart's JVM has 2 compiler threads, one C1 and one C2).", s.BoostCompilers)
 }
 
 func orNone(q string) string { return cmp.Or(q, "none") }

@@ -100,15 +100,17 @@ type Study struct {
 	BoostFixedHoldS float64 `json:"boost_fixed_hold_s,omitempty"`
 	// BoostSettle is on_boost's brokerCpuBoost.settle, the chart's default (absent before
 	// boost-settle-dashboard; 30s in boost-settle-builtin, 2m before it).
-	BoostSettle   string            `json:"boost_settle,omitempty"`
-	BrokerJVMOpts []string          `json:"broker_jvm_opts"`
-	Arms          map[string]*Arm   `json:"arms"`
-	Machine       coldstart.Machine `json:"machine"`
-	Notes         []string          `json:"notes,omitempty"`
-	Command       string            `json:"command,omitempty"`
-	Smoke         bool              `json:"smoke,omitempty"`
-	StartedAt     time.Time         `json:"started_at"`
-	FinishedAt    time.Time         `json:"finished_at,omitzero"`
+	BoostSettle string `json:"boost_settle,omitempty"`
+	// BoostCompilers is on_boost_compilers' -XX:CICompilerCount (absent without that arm).
+	BoostCompilers int               `json:"boost_compilers,omitempty"`
+	BrokerJVMOpts  []string          `json:"broker_jvm_opts"`
+	Arms           map[string]*Arm   `json:"arms"`
+	Machine        coldstart.Machine `json:"machine"`
+	Notes          []string          `json:"notes,omitempty"`
+	Command        string            `json:"command,omitempty"`
+	Smoke          bool              `json:"smoke,omitempty"`
+	StartedAt      time.Time         `json:"started_at"`
+	FinishedAt     time.Time         `json:"finished_at,omitzero"`
 }
 
 // LegacyModel is the harness's model of Kubernetes a study made before the test bed recorded, in

@@ -53,3 +53,15 @@ func TestBoostClauseSaysTheChartsSettle(t *testing.T) {
 		t.Errorf("method of an older study %q", got)
 	}
 }
+
+// The Method names on_boost_compilers' count when the study has that arm, and only then.
+func TestCompilersClauseNamesTheCount(t *testing.T) {
+	s := &Study{BoostCPULimit: "1", BoostFixedHoldS: 60, BoostSettle: "1m0s", BoostCompilers: 4, Arms: map[string]*Arm{ArmOnBoostCompilers: {}}}
+	if got := boostClause(s); !strings.Contains(got, "on_boost_compilers is on_boost with -XX:CICompilerCount=4 added") {
+		t.Errorf("method %q lacks the compiler count", got)
+	}
+	s.BoostCompilers, s.Arms = 0, map[string]*Arm{ArmOnBoost: {}}
+	if got := boostClause(s); strings.Contains(got, "on_boost_compilers") {
+		t.Errorf("method %q names an arm the study did not run", got)
+	}
+}

@@ -50,6 +50,9 @@ const (
 	// DefaultBoostFixedHold is on_boost_fixed's boost after the gate opened: the anchor,
 	// "until Ready + 60 s".
 	DefaultBoostFixedHold = 60 * time.Second
+	// DefaultBoostCompilers is on_boost_compilers' -XX:CICompilerCount: one C1 and three C2
+	// threads (HotSpot gives a third to C1), twice the chart's JVM's two.
+	DefaultBoostCompilers = 4
 )
 
 // DefaultProxySync is kube-proxy's default --iptables-min-sync-period.
@@ -89,6 +92,8 @@ type Config struct {
 	// BoostFixedHold is how long on_boost_fixed keeps the boost after its gate opened
 	// (brokerCpuBoost.settle with no JIT signal; default DefaultBoostFixedHold).
 	BoostFixedHold time.Duration
+	// BoostCompilers is on_boost_compilers' -XX:CICompilerCount (default DefaultBoostCompilers).
+	BoostCompilers int
 	// JMXAgent loads the Prometheus JMX exporter agent in every arm's broker JVM as Pinot's
 	// monitoring guide does (broker.jvmOpts): the ON arms' sidecars get the JIT signal from it
 	// (warmup.jvmMetricsUrl; not on_boost_fixed's) and the study records each pod's compile time.
@@ -140,6 +145,7 @@ func (c Config) withDefaults() Config {
 	c.BrokerCPULimit = cmp.Or(c.BrokerCPULimit, DefaultBrokerCPULimit)
 	c.BoostCPULimit = cmp.Or(c.BoostCPULimit, DefaultBoostCPULimit)
 	c.BoostFixedHold = cmp.Or(c.BoostFixedHold, DefaultBoostFixedHold)
+	c.BoostCompilers = cmp.Or(c.BoostCompilers, DefaultBoostCompilers)
 	c.ProxySync = cmp.Or(c.ProxySync, DefaultProxySync)
 	c.SlowStart = cmp.Or(c.SlowStart, DefaultSlowStart)
 	c.BasePort = cmp.Or(c.BasePort, DefaultBasePort)
@@ -177,6 +183,9 @@ func (c Config) check() error {
 		return fmt.Errorf("readiness delay %s, period %s, sidecar probe period %s: want ≥ 0 (0: the chart's)", c.ReadinessDelay, c.ReadinessPeriod, c.SidecarProbePeriod)
 	case c.BoostFixedHold < 0:
 		return fmt.Errorf("boost fixed hold %s: want ≥ 0", c.BoostFixedHold)
+	case c.BoostCompilers < 2:
+		// HotSpot refuses fewer than 2 with tiered compilation (one C1, one C2 thread).
+		return fmt.Errorf("boost compilers %d: want ≥ 2 (-XX:CICompilerCount with tiered compilation)", c.BoostCompilers)
 	case c.ProxySync < 0:
 		return fmt.Errorf("proxy sync %s: want ≥ 0", c.ProxySync)
 	case c.Out == "":
@@ -284,6 +293,9 @@ func RunStudy(ctx context.Context, cfg Config) (_ *Study, err error) {
 	e.study.Notes = append(e.study.Notes, cfg.Notes...)
 	for _, a := range cfg.Arms {
 		e.study.Arms[a] = &Arm{}
+	}
+	if e.study.Arms[ArmOnBoostCompilers] != nil {
+		e.study.BoostCompilers = cfg.BoostCompilers
 	}
 	rate := cfg.Rate
 	if rate == 0 {

@@ -2,8 +2,10 @@ package coldstart
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -86,6 +88,42 @@ func TestCalibrateFallsBackLoudlyWhenNoRateIsComfortable(t *testing.T) {
 	}
 	if !c.Fallback || c.Fraction != 0.5 || c.Rate != c.OpenLoop[0].Rate || !strings.Contains(c.Note(), "the LOWEST share tried") {
 		t.Errorf("want a loud fallback to the lowest rate; got fallback=%v rate=%v note %q", c.Fallback, c.Rate, c.Note())
+	}
+}
+
+// A cold broker's errors (multi-stage planning timing out) wear off: the warm-up goes on until
+// they do; a mix that keeps failing ends it, after warmTries, with the count.
+func TestWarmingOutlastsAColdBrokersErrors(t *testing.T) {
+	// coldFor answers with errors until d has passed since its first query.
+	coldFor := func(d time.Duration) SendFunc {
+		var once sync.Once
+		var start time.Time
+		return func(ctx context.Context, q Query) Answer {
+			once.Do(func() { start = time.Now() })
+			time.Sleep(time.Millisecond)
+			if time.Since(start) < d {
+				return Answer{Err: "BrokerTimeoutError: Timed out while planning query", TimeUsedMs: -1}
+			}
+			return Answer{OK: true, TimeUsedMs: 1}
+		}
+	}
+	cfg := CalibrateConfig{Levels: []int{1}, Step: 100 * time.Millisecond, Fractions: []float64{0.5}, WarmP99LimitMs: 1000}
+	if _, err := Calibrate(t.Context(), cfg, testMix, coldFor(time.Hour), nil); err == nil ||
+		!strings.Contains(err.Error(), fmt.Sprintf("in the last of %d tries", warmTries)) {
+		t.Errorf("errors that never end: %v, want warming failed after %d tries", err, warmTries)
+	}
+	// Errors for the first half of the first try (3 steps of 100 ms): it has more than a tenth.
+	var tries []int
+	log := func(msg string, args ...any) {
+		if msg == "calibration: warming the broker" {
+			tries = append(tries, args[1].(int))
+		}
+	}
+	if _, err := Calibrate(t.Context(), cfg, testMix, coldFor(150*time.Millisecond), log); err != nil {
+		t.Fatalf("errors that wear off: %v", err)
+	}
+	if !slices.Equal(tries, []int{1, 2}) {
+		t.Errorf("warming tries %v: want a second after the first one's errors, and no third", tries)
 	}
 }
 

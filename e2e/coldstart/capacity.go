@@ -247,7 +247,10 @@ func warmUp(ctx context.Context, cfg CalibrateConfig, mix Mix, send SendFunc, lo
 		if warm.Queries > 0 && warm.Errors*10 <= warm.Queries {
 			return nil
 		}
-		if try == warmTries || ctx.Err() != nil {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("calibrate: warming: %w", err)
+		}
+		if try == warmTries {
 			return fmt.Errorf("calibrate: warming failed: %d errors of %d queries in the last of %d tries", warm.Errors, warm.Queries, try)
 		}
 		log("calibration: errors while warming, warming again", "errors", warm.Errors, "queries", warm.Queries)

@@ -140,9 +140,9 @@ func boostClause(s *Study) string {
 		"on_boost_fixed the same boost with no JIT signal and a settle of %.0f s: given back that long after the gate opened.%s", s.BoostCPULimit, rule, s.BoostFixedHoldS, compilersClause(s))
 }
 
-// compilersClause says what on_boost_compilers changed, when the study has it.
+// compilersClause says what on_boost_compilers changed, when the study has it and recorded it.
 func compilersClause(s *Study) string {
-	if s.BoostCompilers == 0 {
+	if s.Arms[ArmOnBoostCompilers] == nil || s.BoostCompilers == 0 {
 		return ""
 	}
 	return fmt.Sprintf(" on_boost_compilers is on_boost with -XX:CICompilerCount=%d added to the broker's jvmOpts (the chart's JVM has 2 compiler threads, one C1 and one C2).", s.BoostCompilers)

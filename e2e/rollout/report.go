@@ -101,7 +101,7 @@ type Study struct {
 	// BoostSettle is on_boost's brokerCpuBoost.settle, the chart's default (absent before
 	// boost-settle-dashboard; 30s in boost-settle-builtin, 2m before it).
 	BoostSettle string `json:"boost_settle,omitempty"`
-	// BoostCompilers is on_boost_compilers' -XX:CICompilerCount (absent without that arm).
+	// BoostCompilers is on_boost_compilers' -XX:CICompilerCount (absent before queries-support-console).
 	BoostCompilers int               `json:"boost_compilers,omitempty"`
 	BrokerJVMOpts  []string          `json:"broker_jvm_opts"`
 	Arms           map[string]*Arm   `json:"arms"`

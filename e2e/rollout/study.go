@@ -288,14 +288,11 @@ func RunStudy(ctx context.Context, cfg Config) (_ *Study, err error) {
 	e.study = &Study{BoostSettle: settle, PinotVersion: benv.PinotVersion(), Brokers: cfg.Brokers, BenchRows: cmp.Or(cfg.BenchRows, 1_000_000), Mix: cfg.MixName, Queries: cfg.Mix,
 		TimeoutMs: float64(cfg.Timeout.Milliseconds()), Platform: platform, SlowStartS: cfg.SlowStart.Seconds(),
 		WarmS: cfg.Warm.Seconds(), SteadyS: cfg.Steady.Seconds(), TailS: cfg.Tail.Seconds(),
-		SidecarBudget: cmp.Or(cfg.SidecarEnv["WARMUP_BUDGET"], "15s (default)"), BoostCPULimit: cfg.BoostCPULimit, BoostFixedHoldS: cfg.BoostFixedHold.Seconds(), BrokerJVMOpts: strings.Fields(platform.StatefulSet.BrokerJavaOpts),
+		SidecarBudget: cmp.Or(cfg.SidecarEnv["WARMUP_BUDGET"], "15s (default)"), BoostCPULimit: cfg.BoostCPULimit, BoostFixedHoldS: cfg.BoostFixedHold.Seconds(), BoostCompilers: cfg.BoostCompilers, BrokerJVMOpts: strings.Fields(platform.StatefulSet.BrokerJavaOpts),
 		Arms: map[string]*Arm{}, Machine: coldstart.DescribeMachine(), Command: cfg.Command, Smoke: cfg.Smoke, StartedAt: time.Now()}
 	e.study.Notes = append(e.study.Notes, cfg.Notes...)
 	for _, a := range cfg.Arms {
 		e.study.Arms[a] = &Arm{}
-	}
-	if e.study.Arms[ArmOnBoostCompilers] != nil {
-		e.study.BoostCompilers = cfg.BoostCompilers
 	}
 	rate := cfg.Rate
 	if rate == 0 {

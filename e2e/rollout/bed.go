@@ -129,7 +129,7 @@ func (b *bed) install(ctx context.Context) error {
 	if _, err := b.helm.Install(ctx, rel); err != nil {
 		return fmt.Errorf("install the chart's brokers: %w", err)
 	}
-	if _, err := b.waitRolled(ctx, b.replicas, podStartTimeout*time.Duration(b.replicas)); err != nil {
+	if _, err := b.waitRolled(ctx, b.replicas, DefaultPodBound*time.Duration(b.replicas)); err != nil {
 		return err
 	}
 	svc, err := b.Admin.CoreV1().Services(namespace).Get(ctx, brokerService, metav1.GetOptions{})
@@ -147,21 +147,35 @@ func (b *bed) install(ctx context.Context) error {
 	return nil
 }
 
-// podStartTimeout bounds one pod's replacement: its termination (30 s grace), the JVM's start
+// DefaultPodBound bounds one pod's replacement: its termination (30 s grace), the JVM's start
 // within its CPU limit on a busy machine, the readiness probe's initial delay, the sidecar's
-// budget.
-const podStartTimeout = 6 * time.Minute
+// budget. An event bounds itself by it per pod (Config.PodBound); the install and the recovery
+// after an unfinished event always by this.
+const DefaultPodBound = 6 * time.Minute
+
+// notRolledError: the StatefulSet was not rolled out within the bound; the event did not finish.
+type notRolledError struct {
+	replicas int
+	bound    time.Duration
+	last     string // the StatefulSet's status, or the last error reading it
+	pods     string // podsSummary
+	at       time.Time
+}
+
+func (e *notRolledError) Error() string {
+	return fmt.Sprintf("StatefulSet %s not rolled out to %d Ready pods within %s (%s); pods: %s", brokerSTS, e.replicas, e.bound, e.last, e.pods)
+}
 
 // rollout is `kubectl rollout restart` with arm's values: a helm upgrade that stamps the pod
 // template's restartedAt annotation and applies the arm's values; the StatefulSet controller
 // replaces the pods in its own order and pace. It returns once the StatefulSet reports every
-// pod updated and Ready.
+// pod updated and Ready, or with a *notRolledError after Config.PodBound per pod.
 func (b *bed) rollout(ctx context.Context, arm string) (time.Time, error) {
 	restart := time.Now().UTC().Format(time.RFC3339Nano)
 	if err := b.upgrade(ctx, arm, b.replicas, restart); err != nil {
 		return time.Time{}, err
 	}
-	return b.waitRolled(ctx, b.replicas, podStartTimeout*time.Duration(b.replicas))
+	return b.waitRolled(ctx, b.replicas, b.cfg.PodBound*time.Duration(b.replicas))
 }
 
 // scale is `helm upgrade --set broker.replicaCount=n` with the release's pod template unchanged:
@@ -171,7 +185,7 @@ func (b *bed) scale(ctx context.Context, n int) (time.Time, error) {
 	if err := b.upgrade(ctx, b.arm, n, b.restart); err != nil {
 		return time.Time{}, err
 	}
-	return b.waitRolled(ctx, n, podStartTimeout)
+	return b.waitRolled(ctx, n, b.cfg.PodBound)
 }
 
 func (b *bed) upgrade(ctx context.Context, arm string, replicas int, restart string) error {
@@ -289,14 +303,14 @@ func writeJSON(path string, v any) error {
 // minReadySeconds); and no other broker pod is left terminating (a scale-in's). It returns when
 // it saw that (polled every 100 ms).
 func (b *bed) waitRolled(ctx context.Context, replicas int, timeout time.Duration) (time.Time, error) {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	wctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	want := int32(replicas)
 	last := ""
 	for {
-		sts, err := b.Admin.AppsV1().StatefulSets(namespace).Get(ctx, brokerSTS, metav1.GetOptions{})
+		sts, err := b.Admin.AppsV1().StatefulSets(namespace).Get(wctx, brokerSTS, metav1.GetOptions{})
 		if err == nil {
-			if rolled(sts, want) && b.podsSettled(ctx, replicas) {
+			if rolled(sts, want) && b.podsSettled(wctx, replicas) {
 				return time.Now(), nil
 			}
 			s := sts.Status
@@ -306,9 +320,11 @@ func (b *bed) waitRolled(ctx context.Context, replicas int, timeout time.Duratio
 			last = err.Error()
 		}
 		select {
-		case <-ctx.Done():
-			return time.Time{}, fmt.Errorf("StatefulSet %s not rolled out to %d Ready pods within %s (%s); pods: %s: %w",
-				brokerSTS, replicas, timeout, last, b.podsSummary(), ctx.Err())
+		case <-wctx.Done():
+			if ctx.Err() != nil { // the study was stopped: not the event's doing
+				return time.Time{}, fmt.Errorf("wait for StatefulSet %s to roll out: %w", brokerSTS, ctx.Err())
+			}
+			return time.Time{}, &notRolledError{replicas: replicas, bound: timeout, last: last, pods: b.podsSummary(), at: time.Now()}
 		case <-time.After(100 * time.Millisecond):
 		}
 	}

@@ -30,7 +30,8 @@ func Smoke(cfg Config) Config {
 }
 
 // CheckStudy fails when the output shows the tool did not work: an arm without its rollouts (or
-// its scale-out), an event without load, a pod never re-created, Ready or in service again, an ON pod whose
+// its scale-out), an event without load, a pod never re-created (unless the event is recorded as
+// unfinished; in a smoke that is a failure too), Ready or in service again, an ON pod whose
 // sidecar never reported warm, a pod whose JIT was not read with the JMX agent on, a platform not recorded (versions, every event's steady CPU with
 // each broker pod's), or a missing file.
 func CheckStudy(s *Study, cfg Config, o Outputs) error {
@@ -43,6 +44,9 @@ func CheckStudy(s *Study, cfg Config, o Outputs) error {
 		}
 		spec, _ := specOf(arm)
 		for _, r := range a.Rollouts {
+			if cfg.Smoke && r.Unfinished != "" { // the smoke's events are light: unfinished is the tool's failure
+				errs = append(errs, fmt.Errorf("%s rollout %d did not finish: %s", arm, r.N, r.Unfinished))
+			}
 			errs = append(errs, checkResult(r, spec, s.Brokers, cfg.JMXAgent)...)
 			if cfg.JavaClient && (r.JavaClient == nil || r.JavaClient.Queries == 0) {
 				errs = append(errs, fmt.Errorf("%s rollout %d: the Java client sent nothing in the rollout", arm, r.N))
@@ -82,6 +86,12 @@ func checkResult(r *Result, spec armSpec, brokers int, jmx bool) []error {
 	name := fmt.Sprintf("%s %s %d", r.Arm, r.Kind, r.N)
 	if r.Steady.Queries == 0 || r.Queries == 0 || r.Steady.OK == 0 {
 		errs = append(errs, fmt.Errorf("%s: no load (steady %d queries, %d ok; rollout %d)", name, r.Steady.Queries, r.Steady.OK, r.Queries))
+	}
+	if r.Unfinished != "" { // its pods did not all get through: the record says why
+		if len(r.Seconds) == 0 || len(r.States) == 0 {
+			errs = append(errs, fmt.Errorf("%s: no timeline", name))
+		}
+		return errs
 	}
 	if len(r.Pods) != brokers {
 		errs = append(errs, fmt.Errorf("%s: %d pods created, want %d", name, len(r.Pods), brokers))

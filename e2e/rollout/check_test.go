@@ -50,6 +50,13 @@ func TestCheckStudyFailsWhatTheToolMissed(t *testing.T) {
 	if err := CheckStudy(s, cfg, o); err != nil {
 		t.Fatalf("a good study: %v", err)
 	}
+	// A study's unfinished event is a result, not the tool failing: its pods need not have got
+	// through.
+	s.Arms[ArmOff].Rollouts[0].Unfinished = "StatefulSet pinot-broker not rolled out"
+	s.Arms[ArmOff].Rollouts[0].Pods[0].ReadySeconds = 0
+	if err := CheckStudy(s, cfg, o); err != nil {
+		t.Errorf("a study with an unfinished event: %v", err)
+	}
 	for _, tc := range []struct {
 		name string
 		edit func(*Study, *Config, *Outputs)
@@ -77,6 +84,14 @@ func TestCheckStudyFailsWhatTheToolMissed(t *testing.T) {
 		{"a window missing", func(s *Study, _ *Config, _ *Outputs) { s.Platform.SteadyCPU = s.Platform.SteadyCPU[1:] },
 			"platform: 3 steady CPU windows for 4 events"},
 		{"an output missing", func(_ *Study, _ *Config, o *Outputs) { os.Remove(o.PNGs[1]) }, "x-on_default.png missing or empty"},
+		{"an unfinished event in a smoke", func(s *Study, c *Config, _ *Outputs) {
+			c.Smoke = true
+			s.Arms[ArmOff].Rollouts[0].Unfinished = "StatefulSet pinot-broker not rolled out"
+		}, "off rollout 1 did not finish: StatefulSet pinot-broker not rolled out"},
+		{"an unfinished event with no timeline", func(s *Study, _ *Config, _ *Outputs) {
+			r := s.Arms[ArmOff].Rollouts[0]
+			r.Unfinished, r.Seconds = "not rolled out", nil
+		}, "off rollout 1: no timeline"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s, cfg, o := goodStudy(t)

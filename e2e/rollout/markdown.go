@@ -26,16 +26,24 @@ func Markdown(s *Study, name string) string {
 	}
 	b.WriteString("\n## Every event\n\n")
 	b.WriteString("Bound: per pod, its termination + the later of the probe's initial delay and (broker start → healthy + the sidecar's budget, ON pods) + one probe period + the Service's propagation + minReadySeconds; a rollout within it costs nothing beyond the broker's start, the budget and Kubernetes' own delays.\n\n")
-	b.WriteString("| arm | event | failed (shutdown / start / other) | cancelled (shutdown / start / other) | steady p99 | worst 10 s p99 | … with no pod starting or warming | first 10 s in service per pod (p99, × steady; * another pod starting or warming) | neighbours: p99 while a pod starts or warms (× steady) | duration (bound) | start → Ready per pod (→ healthy) | terminate per pod | load avg |\n")
-	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("| arm | event | failed (shutdown / start / other) | cancelled (shutdown / start / other) | steady p99 | worst 10 s p99 | … with no pod starting or warming | first 10 s in service per pod (p99, × steady; * another pod starting or warming) | neighbours: p99 while a pod starts or warms (× steady) | duration (bound) | broker restarts | start → Ready per pod (→ healthy) | terminate per pod | load avg |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+	var unfinished []string
 	for _, arm := range s.ArmNames() {
 		a := s.Arms[arm]
 		for _, r := range append(slices.Clone(a.Rollouts), a.ScaleOuts...) {
 			f, c := byPhase(r)
-			fmt.Fprintf(&b, "| %s | %s %d | %d (%s) | %d (%s) | %.0f ms | %.0f ms (%.1f×) | %s | %s | %s | %.0f s (%.0f s) | %s | %s | %s |\n",
+			fmt.Fprintf(&b, "| %s | %s %d | %d (%s) | %d (%s) | %.0f ms | %.0f ms (%.1f×) | %s | %s | %s | %s | %d | %s | %s | %s |\n",
 				arm, r.Kind, r.N, r.Failed, f, r.Cancelled, c, r.Steady.P99Ms, r.Worst10sP99Ms, r.Worst10sRatio, quietCell(r), entriesCell(r), neighboursCell(r),
-				r.DurationSeconds, Bound(s, r), podReady(r), podTerminate(r), r.LoadAverage)
+				durationCell(s, r), r.BrokerRestarts, podReady(r), podTerminate(r), r.LoadAverage)
+			if r.Unfinished != "" {
+				unfinished = append(unfinished, fmt.Sprintf("- %s %s %d: %s. %s\n", arm, r.Kind, r.N, r.Unfinished, recoveryClause(r)))
+			}
 		}
+	}
+	if len(unfinished) > 0 {
+		b.WriteString("\nEvents that did not finish within their bound (their figures end at it, with no tail; the load then stopped and the study waited for the fleet with no load):\n\n")
+		b.WriteString(strings.Join(unfinished, ""))
 	}
 	b.WriteString(restartsSection(s))
 	b.WriteString(platformSection(s))
@@ -60,6 +68,7 @@ func Table(s *Study) string {
 		}
 		var failed, cancelled, rate, ratio, quiet, entry, neigh, dur, ready []float64
 		var fs, cs []string
+		unfinished := 0
 		for _, r := range rs {
 			failed, cancelled = append(failed, float64(r.Failed)), append(cancelled, float64(r.Cancelled))
 			fs, cs = append(fs, fmt.Sprint(r.Failed)), append(cs, fmt.Sprint(r.Cancelled))
@@ -76,9 +85,15 @@ func Table(s *Study) string {
 			if r.NeighboursQueries > 0 {
 				neigh = append(neigh, r.NeighboursRatio)
 			}
-			dur = append(dur, r.DurationSeconds)
+			if r.Unfinished != "" {
+				unfinished++
+			} else {
+				dur = append(dur, r.DurationSeconds)
+			}
 			for _, p := range r.Pods {
-				ready = append(ready, p.ReadySeconds)
+				if p.ReadySeconds > 0 { // an unfinished event's pod may never have been
+					ready = append(ready, p.ReadySeconds)
+				}
 			}
 		}
 		phase := map[string]int{}
@@ -87,8 +102,12 @@ func Table(s *Study) string {
 				phase[p.Phase] += p.Failed + p.Cancelled
 			}
 		}
+		durCell := orDash(dur, secsCell)
+		if unfinished > 0 {
+			durCell += fmt.Sprintf("; %d did not finish", unfinished)
+		}
 		fmt.Fprintf(&b, "| %s | %d | %s | %s | %d / %d | %s | %s | %s | %s | %s | %s | %s |\n", arm, len(rs), strings.Join(fs, ", "), strings.Join(cs, ", "),
-			phase[PhaseShutdown], phase[PhaseStart], pct(median(rate)), ratioCell(ratio), orDash(quiet, ratioCell), entryCell(entry), entryCell(neigh), secsCell(dur), secsCell(ready))
+			phase[PhaseShutdown], phase[PhaseStart], pct(median(rate)), ratioCell(ratio), orDash(quiet, ratioCell), entryCell(entry), entryCell(neigh), durCell, orDash(ready, secsCell))
 	}
 	return b.String()
 }
@@ -308,6 +327,23 @@ func entriesCell(r *Result) string {
 		return "–"
 	}
 	return strings.Join(parts, ", ")
+}
+
+// durationCell is an event's duration and its bound, or that it did not finish within the
+// study's bound.
+func durationCell(s *Study, r *Result) string {
+	if r.Unfinished != "" {
+		return fmt.Sprintf("did not finish within %.0f s", r.DurationSeconds)
+	}
+	return fmt.Sprintf("%.0f s (%.0f s)", r.DurationSeconds, Bound(s, r))
+}
+
+// recoveryClause says how the fleet an unfinished event left came back with no load.
+func recoveryClause(r *Result) string {
+	if r.RecoverySeconds == 0 {
+		return "The fleet was not seen to recover with no load: the study stopped there."
+	}
+	return fmt.Sprintf("With no load, the fleet was rolled out and Ready %.0f s later.", r.RecoverySeconds)
 }
 
 func secsCell(v []float64) string {

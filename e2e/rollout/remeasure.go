@@ -44,9 +44,13 @@ func remeasure(s *Study, r *Result, workDir string) error {
 	sec := func(x float64) time.Duration { return time.Duration(math.Round(x * float64(time.Second))) }
 	start := sec(r.RolloutStartSeconds)
 	done := start + sec(r.DurationSeconds)
+	tail := sec(s.TailS)
+	if r.Unfinished != "" { // its load stopped at the bound
+		tail = 0
+	}
 	bounds := Bounds{
 		Steady:  coldstart.Window{Start: sec(s.WarmS), End: sec(s.WarmS + s.SteadyS)},
-		Rollout: coldstart.Window{Start: start, End: done + sec(s.TailS)},
+		Rollout: coldstart.Window{Start: start, End: done + tail},
 		Done:    done,
 	}
 	if p99, _ := worstP99(rw.Trace, bounds.Rollout); math.Abs(p99-r.Worst10sP99Ms) > 1e-3 {

@@ -49,8 +49,17 @@ type Result struct {
 	NeighboursRatio   float64 `json:"neighbours_ratio"`
 	// DurationSeconds: the helm upgrade → the StatefulSet's status reporting every pod updated
 	// and Ready (on the harness's former model: first deletion → last pod available).
-	DurationSeconds float64    `json:"duration_s"`
-	Pods            []PodTimes `json:"pods"`
+	DurationSeconds float64 `json:"duration_s"`
+	// Unfinished: the event was not rolled out within its bound (Config.PodBound per pod) and
+	// why (the StatefulSet's and the pods' state then); its windows end at the bound (no tail)
+	// and DurationSeconds is the bound. RecoverySeconds: then, with the load stopped, how long
+	// the fleet took to roll out and be Ready. Empty, 0: it finished.
+	Unfinished      string  `json:"unfinished,omitempty"`
+	RecoverySeconds float64 `json:"recovery_s,omitempty"`
+	// BrokerRestarts: the broker containers' in-place restarts in the rollout window (restarted
+	// events: a failed liveness probe, or the JVM exited).
+	BrokerRestarts int        `json:"broker_restarts,omitempty"`
+	Pods           []PodTimes `json:"pods"`
 	// Seconds is the whole load second by second (for the timeline; t_s from the load's start).
 	Seconds []Second `json:"seconds"`
 	// States are each pod's states on the Seconds clock.
@@ -154,5 +163,17 @@ func summarise(arm string, n int, kind string, tr *coldstart.Trace, events []Eve
 	res.Seconds = perSecond(tr, b.Rollout.End)
 	res.RolloutStartSeconds = b.Rollout.Start.Seconds()
 	res.States = stateSpans(events, tr.Start, b.Rollout.End)
+	res.BrokerRestarts = countKind(events, KindRestarted, tr.Start, b.Rollout)
 	return res
+}
+
+// countKind is the number of events of kind within w of the load's clock (t0 its start).
+func countKind(events []Event, kind Kind, t0 time.Time, w coldstart.Window) int {
+	n := 0
+	for _, e := range events {
+		if at := e.At.Sub(t0); e.Kind == kind && at >= w.Start && at < w.End {
+			n++
+		}
+	}
+	return n
 }

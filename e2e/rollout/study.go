@@ -78,9 +78,13 @@ type Config struct {
 	// p99 is compared with, Tail the load after the last pod is available.
 	Warm, Steady, Tail time.Duration
 	Settle             time.Duration // between two events
-	Timeout            time.Duration // client timeout
-	Mix                coldstart.Mix
-	MixName            string
+	// PodBound bounds an event per pod (default DefaultPodBound): a rollout not done within
+	// PodBound × the fleet (a scale-out: PodBound) is recorded as unfinished, its load stopped,
+	// and the study goes on once the fleet has rolled out with no load (or stops if it does not).
+	PodBound time.Duration
+	Timeout  time.Duration // client timeout
+	Mix      coldstart.Mix
+	MixName  string
 	// BrokerCPURequest and BrokerCPULimit are the broker container's (chart values
 	// broker.resources; the official chart sets none). Defaults: DefaultBrokerCPU*.
 	BrokerCPURequest, BrokerCPULimit string
@@ -137,6 +141,7 @@ func (c Config) withDefaults() Config {
 	c.Steady = cmp.Or(c.Steady, 30*time.Second)
 	c.Tail = cmp.Or(c.Tail, 45*time.Second)
 	c.Settle = cmp.Or(c.Settle, 5*time.Second)
+	c.PodBound = cmp.Or(c.PodBound, DefaultPodBound)
 	c.Timeout = cmp.Or(c.Timeout, coldstart.DefaultTimeout)
 	if c.Mix == nil {
 		c.Mix, c.MixName = coldstart.DefaultMix(cluster.TableBench), coldstart.MixBuiltin
@@ -173,6 +178,8 @@ func (c Config) check() error {
 		return fmt.Errorf("rate %g: want ≥ 0 (0: calibrate)", c.Rate)
 	case c.FleetWarmup < 0:
 		return fmt.Errorf("fleet warmup %s: want ≥ 0", c.FleetWarmup)
+	case c.PodBound < 0:
+		return fmt.Errorf("pod bound %s: want > 0 (0: %s)", c.PodBound, DefaultPodBound)
 	case c.Warm < 0 || c.Steady <= 0 || c.Tail < 0:
 		return fmt.Errorf("warm %s, steady %s, tail %s: want warm ≥ 0, steady > 0, tail ≥ 0", c.Warm, c.Steady, c.Tail)
 	case rerr != nil || lerr != nil:
@@ -479,13 +486,25 @@ func (e *env) event(ctx context.Context, arm, kind string, rate float64) error {
 	} else {
 		finished, err = e.bed.rollout(ctx, arm)
 	}
+	// An event that does not finish is a result (the fleet fell over under the load), not the
+	// tool failing: its figures end at the bound, and the fleet gets a chance to recover below.
+	var unfinished *notRolledError
+	if errors.As(err, &unfinished) {
+		cfg.Logger.Warn("event did not finish within its bound: its load stops there and it is recorded as unfinished",
+			"arm", arm, "kind", kind, "n", n, "bound", unfinished.bound, "pods", unfinished.pods)
+		finished, err = unfinished.at, nil
+	}
 	var brokerProbe ProbeJSON
 	var sidecarProbe *ProbeJSON
 	if err == nil {
 		brokerProbe, sidecarProbe, err = e.bed.describe(ctx, e.study.Platform)
 	}
+	tail := cfg.Tail
+	if unfinished != nil {
+		tail = 0
+	}
 	if err == nil {
-		err = sleep(ctx, cfg.Tail)
+		err = sleep(ctx, tail)
 	}
 	lr := stopLoad()
 	jrecs, jerr := stopJava()
@@ -505,12 +524,15 @@ func (e *env) event(ctx context.Context, arm, kind string, rate float64) error {
 	t0 := lr.tr.Start
 	b := Bounds{
 		Steady:  coldstart.Window{Start: cfg.Warm, End: cfg.Warm + cfg.Steady},
-		Rollout: coldstart.Window{Start: began.Sub(t0), End: finished.Add(cfg.Tail).Sub(t0)},
+		Rollout: coldstart.Window{Start: began.Sub(t0), End: finished.Add(tail).Sub(t0)},
 		Done:    finished.Sub(t0),
 	}
 	events := e.w.tl.Events()
 	res := summarise(arm, n, kind, lr.tr, events, b)
 	res.LoadAverage = loadAvg
+	if unfinished != nil {
+		res.Unfinished = unfinished.Error()
+	}
 	steadyCPU.QPS = float64(res.Steady.OK) / cfg.Steady.Seconds()
 	e.study.Platform.SteadyCPU = append(e.study.Platform.SteadyCPU, steadyCPU)
 	if cfg.JavaClient {
@@ -533,12 +555,32 @@ func (e *env) event(ctx context.Context, arm, kind string, rate float64) error {
 	if err := e.write(); err != nil {
 		return err
 	}
+	if unfinished != nil {
+		if err := e.recoverFleet(ctx, res); err != nil {
+			return fmt.Errorf("%s: %w", tag, err)
+		}
+	}
 	if kind == "scale_out" { // back to the fleet's size, unmeasured
 		if _, err := e.bed.scale(ctx, e.bed.replicas-1); err != nil {
 			return fmt.Errorf("%s: scale back in: %w", tag, err)
 		}
 	}
 	return sleep(ctx, cfg.Settle)
+}
+
+// recoverFleet waits, with no load, for the fleet an unfinished event left to roll out (every
+// pod updated and Ready, within DefaultPodBound per pod), records how long that took in res and
+// writes the study again. An error when it does not: the next event would meet a broken fleet.
+func (e *env) recoverFleet(ctx context.Context, res *Result) error {
+	from := time.Now()
+	e.cfg.Logger.Info("waiting for the fleet to recover with no load", "arm", res.Arm, "kind", res.Kind, "n", res.N)
+	at, err := e.bed.waitRolled(ctx, e.bed.replicas, DefaultPodBound*time.Duration(e.bed.replicas))
+	if err != nil {
+		return fmt.Errorf("the fleet did not recover after the unfinished event, with no load: %w", err)
+	}
+	res.RecoverySeconds = at.Sub(from).Seconds()
+	e.cfg.Logger.Info("fleet recovered", "after_s", fmt.Sprintf("%.0f", res.RecoverySeconds))
+	return e.write()
 }
 
 // steadyCPU waits out the warm window, then measures each group's CPU over the steady window.

@@ -39,6 +39,10 @@ const (
 	// KindBoostEnded: the broker container's CPU limit in the pod's status fell below the one it
 	// started with: the node agent applied the sidecar's give-back (Detail: from → to).
 	KindBoostEnded Kind = "boost_ended"
+	// KindRestarted: the broker container's restart count in the pod's status grew (the node
+	// agent restarted it: its liveness probe failed, or the JVM exited); Detail: the count and
+	// how its last run ended.
+	KindRestarted Kind = "restarted"
 )
 
 // Event is one thing that happened to one pod.
@@ -108,6 +112,10 @@ func next(s State, k Kind) State {
 		return StateAbsent
 	case KindCreated:
 		return StateStarting
+	case KindRestarted:
+		if s != StateTerminating && s != StateAbsent {
+			return StateStarting
+		}
 	case KindHealthy:
 		if s == StateStarting {
 			return StateWarming

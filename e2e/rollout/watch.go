@@ -39,6 +39,8 @@ import (
 //     network from the pod's start; boost_ended: the broker container's CPU limit in the pod's
 //     status (what the node agent applies) fell below its first one; warm carries the sidecar's
 //     /status outcome read right after its /readyz first answered 200.
+//   - restarted: the broker container's restartCount in the pod's status grew (the node agent
+//     restarted it in place: a failed liveness probe, or the JVM exited).
 
 // podLife is what the watch has recorded of one pod (one UID).
 type podLife struct {
@@ -51,6 +53,7 @@ type podLife struct {
 	// a later status had a lower one.
 	cpuLimit   *resource.Quantity
 	boostEnded bool
+	restarts   int32 // the broker container's restartCount last seen
 }
 
 // transitions are the events one observation of a pod adds to what life recorded (life is
@@ -85,20 +88,46 @@ func transitions(life *podLife, p *corev1.Pod) []Kind {
 			out = append(out, KindBoostEnded)
 		}
 	}
+	if cs, ok := brokerStatus(p); ok {
+		for ; life.restarts < cs.RestartCount; life.restarts++ { // one event per restart
+			out = append(out, KindRestarted)
+		}
+	}
 	return out
+}
+
+// brokerStatus is the broker container's status, if the pod has one.
+func brokerStatus(p *corev1.Pod) (corev1.ContainerStatus, bool) {
+	for _, cs := range p.Status.ContainerStatuses {
+		if cs.Name == brokerCtr {
+			return cs, true
+		}
+	}
+	return corev1.ContainerStatus{}, false
+}
+
+// restartDetail is a restarted event's Detail: the broker container's restart count and how its
+// last run ended, e.g. "restart 2: exit 137 (Error)".
+func restartDetail(p *corev1.Pod) string {
+	cs, _ := brokerStatus(p)
+	d := fmt.Sprintf("restart %d", cs.RestartCount)
+	if t := cs.LastTerminationState.Terminated; t != nil {
+		d += fmt.Sprintf(": exit %d", t.ExitCode)
+		if t.Reason != "" {
+			d += " (" + t.Reason + ")"
+		}
+	}
+	return d
 }
 
 // brokerCPULimit is the broker container's CPU limit as its status reports it (what runs).
 func brokerCPULimit(p *corev1.Pod) (resource.Quantity, bool) {
-	for _, cs := range p.Status.ContainerStatuses {
-		if cs.Name != brokerCtr || cs.Resources == nil {
-			continue
-		}
-		if q, ok := cs.Resources.Limits[corev1.ResourceCPU]; ok {
-			return q, true
-		}
+	cs, ok := brokerStatus(p)
+	if !ok || cs.Resources == nil {
+		return resource.Quantity{}, false
 	}
-	return resource.Quantity{}, false
+	q, ok := cs.Resources.Limits[corev1.ResourceCPU]
+	return q, ok
 }
 
 // gone is the event of a pod object's removal: exited, or killed when a container was SIGKILLed.
@@ -239,9 +268,12 @@ func (w *watcher) seen(ctx context.Context, o any) {
 	wasCreated := life.created
 	for _, k := range transitions(life, p) {
 		ev := Event{At: now, Pod: n, Broker: w.broker[p.Name], Kind: k}
-		if k == KindBoostEnded {
+		switch k {
+		case KindBoostEnded:
 			lim, _ := brokerCPULimit(p)
 			ev.Detail = life.cpuLimit.String() + " → " + lim.String()
+		case KindRestarted:
+			ev.Detail = restartDetail(p)
 		}
 		w.tl.add(ev)
 	}

@@ -34,6 +34,24 @@ func pod(running, ready, deleting bool, exitCode int32) *corev1.Pod {
 	return p
 }
 
+// restarted gives p's broker container n restarts, its last run ended by exit code.
+func restarted(p *corev1.Pod, n, exitCode int32) *corev1.Pod {
+	cs := &p.Status.ContainerStatuses[0]
+	cs.RestartCount = n
+	cs.LastTerminationState.Terminated = &corev1.ContainerStateTerminated{ExitCode: exitCode, Reason: "Error"}
+	return p
+}
+
+// A restarted event says how many restarts and how the last run ended.
+func TestRestartDetailSaysTheCountAndTheExit(t *testing.T) {
+	if got, want := restartDetail(restarted(pod(true, false, false, 0), 2, 137)), "restart 2: exit 137 (Error)"; got != want {
+		t.Errorf("restartDetail %q, want %q", got, want)
+	}
+	if got, want := restartDetail(pod(true, false, false, 0)), "restart 0"; got != want {
+		t.Errorf("restartDetail with no last termination %q, want %q", got, want)
+	}
+}
+
 // A pod's life as the API server reports it, one observation at a time: each transition is
 // recorded once, in the order the rules say, and the end is exited or killed by the
 // containers' last termination.
@@ -58,6 +76,15 @@ func TestTransitionsFollowThePodsStatus(t *testing.T) {
 		{"killed at the grace period's end", []*corev1.Pod{
 			pod(true, true, false, 0), pod(true, true, true, 0), pod(false, false, true, 137),
 		}, []Kind{KindCreated, KindReady, KindDeleted, KindNotReady}, KindKilled},
+		{"restarted in place by its liveness probe, three times: one event per restart", []*corev1.Pod{
+			pod(true, true, false, 0),
+			pod(true, false, false, 0),                    // liveness failing: not ready
+			restarted(pod(true, false, false, 0), 1, 137), // the node agent killed and restarted it
+			restarted(pod(true, false, false, 0), 1, 137), // nothing new
+			restarted(pod(true, true, false, 0), 1, 137),
+			restarted(pod(true, true, false, 0), 3, 137), // two restarts between observations
+			restarted(pod(true, true, true, 0), 3, 137),
+		}, []Kind{KindCreated, KindReady, KindNotReady, KindRestarted, KindReady, KindRestarted, KindRestarted, KindDeleted}, KindKilled},
 		{"deleted before it started: no created, no ready", []*corev1.Pod{
 			pod(false, false, false, 0), pod(false, false, true, 0),
 		}, []Kind{KindDeleted}, KindExited},

@@ -39,6 +39,7 @@ func rolloutCmd(ctx context.Context, args []string, stdout, stderr io.Writer, lo
 		steady     = fs.Duration("steady", 30*time.Second, "steady window before the rollout (the helm upgrade): the p99 the rollout's is compared with")
 		tail       = fs.Duration("tail", 45*time.Second, "load after the last pod is available (its cold start comes after its Ready)")
 		settle     = fs.Duration("settle", 5*time.Second, "pause between events")
+		podBound   = fs.Duration("pod-bound", rollout.DefaultPodBound, "an event not rolled out within this per pod is recorded as unfinished (its load stopped at the bound), then the study waits for the fleet with no load and goes on")
 		cpuRequest = fs.String("broker-cpu-request", rollout.DefaultBrokerCPURequest, "the broker container's CPU request (chart value broker.resources.requests.cpu)")
 		cpuLimit   = fs.String("broker-cpu-limit", rollout.DefaultBrokerCPULimit, "the broker container's CPU limit (broker.resources.limits.cpu); the limits of every broker pod and the harness's servers share the machine")
 		boostLimit = fs.String("boost-cpu-limit", rollout.DefaultBoostCPULimit, "on_boost: the broker container's CPU limit until the sidecar gives it back (warmup-inject's brokerCpuBoost.cpu.limit)")
@@ -85,7 +86,7 @@ func rolloutCmd(ctx context.Context, args []string, stdout, stderr io.Writer, lo
 	}
 	cfg := rollout.Config{
 		Rollouts: *rollouts, ScaleOut: *scaleOut, JavaClient: *javaClient, JavaClientQPS: *javaQPS, Brokers: *brokers, Rate: *rate, FleetWarmup: *fleetWarm, RateFractions: fractions,
-		Warm: *warm, Steady: *steady, Tail: *tail, Settle: *settle, Timeout: *timeout, Mix: mix, MixName: mixName,
+		Warm: *warm, Steady: *steady, Tail: *tail, Settle: *settle, PodBound: *podBound, Timeout: *timeout, Mix: mix, MixName: mixName,
 		BrokerCPURequest: *cpuRequest, BrokerCPULimit: *cpuLimit, BoostCPULimit: *boostLimit, BoostFixedHold: *fixedHold, BoostCompilers: *compilers, JMXAgent: *jmxAgent, ReadinessDelay: *initDelay, ProxySync: *proxySync, SlowStart: *slowStart, SidecarEnv: sidecarEnv, BasePort: *basePort, BenchRows: *rows,
 		CalibrationLevels: levels, CalibrationStep: *calStep, WorkDir: *workDir, KeepWorkDir: *workDir != "",
 		Out: *out, Name: *name, Notes: notes, Command: "coldstart-bench rollout " + strings.Join(args, " "), Logger: log, Progress: nil,

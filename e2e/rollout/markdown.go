@@ -251,7 +251,14 @@ func byPhase(r *Result) (failed, cancelled string) {
 func podReady(r *Result) string {
 	var parts []string
 	for _, p := range r.Pods {
-		parts = append(parts, fmt.Sprintf("%d: %.0f s (%.0f s)", p.Pod, p.ReadySeconds, p.HealthySeconds))
+		switch {
+		case p.ReadySeconds > 0:
+			parts = append(parts, fmt.Sprintf("%d: %.0f s (%.0f s)", p.Pod, p.ReadySeconds, p.HealthySeconds))
+		case p.HealthySeconds > 0: // an unfinished event's pod
+			parts = append(parts, fmt.Sprintf("%d: not Ready (%.0f s)", p.Pod, p.HealthySeconds))
+		default:
+			parts = append(parts, fmt.Sprintf("%d: not Ready (not healthy)", p.Pod))
+		}
 	}
 	return strings.Join(parts, ", ")
 }

@@ -548,7 +548,7 @@ func (e *env) event(ctx context.Context, arm, kind string, rate float64) error {
 	} else {
 		a.Rollouts = append(a.Rollouts, res)
 	}
-	cfg.Logger.Info("event measured", "arm", arm, "kind", kind, "n", n, "failed", res.Failed, "cancelled", res.Cancelled,
+	cfg.Logger.Info("event measured", "arm", arm, "kind", kind, "n", n, "finished", res.Unfinished == "", "failed", res.Failed, "cancelled", res.Cancelled,
 		"queries", res.Queries, "steady_p99_ms", res.Steady.P99Ms, "worst_10s_p99_ms", res.Worst10sP99Ms,
 		"duration_s", fmt.Sprintf("%.0f", res.DurationSeconds), "steady_brokers_cores", fmt.Sprintf("%.2f", steadyCPU.Brokers),
 		"steady_machine_cores", fmt.Sprintf("%.2f", steadyCPU.Machine))

@@ -53,7 +53,7 @@ func TestUnfinishedEventsAreReportedNotAveraged(t *testing.T) {
 	}
 	md := Markdown(s, "x")
 	for _, want := range []string{
-		"| did not finish within 1080 s | 8 |",
+		"| did not finish within 1080 s | 8 | 1: 61 s (0 s), 0: not Ready (not healthy) |",
 		"- off rollout 2: StatefulSet pinot-broker not rolled out to 2 Ready pods within 18m0s. With no load, the fleet was rolled out and Ready 95 s later.",
 	} {
 		if !strings.Contains(md, want) {

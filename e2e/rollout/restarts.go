@@ -31,7 +31,9 @@ func restartsSection(s *Study) string {
 			}
 			for _, p := range r.Pods {
 				restarts++
-				ready = append(ready, p.ReadySeconds)
+				if p.ReadySeconds > 0 { // an unfinished event's pod may never have been Ready
+					ready = append(ready, p.ReadySeconds)
+				}
 				if p.BoostSeconds > 0 {
 					boost = append(boost, p.BoostSeconds)
 				}
@@ -60,7 +62,7 @@ func restartsSection(s *Study) string {
 			ratio = fmt.Sprintf("%.1f×", median(cold)/m)
 		}
 		fmt.Fprintf(&b, "| %s | %d | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", arm, restarts, lost, orDash(cold, msCell), orDash(warm, msCell), ratio,
-			secsCell(ready), orDash(boost, secsCell), entryCell(givenBack), orDash(jitStart, cpuCell), orDash(jitEntry, cpuCell), orDash(jitLate, cpuCell), verdictCell(verdicts))
+			orDash(ready, secsCell), orDash(boost, secsCell), entryCell(givenBack), orDash(jitStart, cpuCell), orDash(jitEntry, cpuCell), orDash(jitLate, cpuCell), verdictCell(verdicts))
 	}
 	return b.String()
 }

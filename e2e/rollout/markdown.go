@@ -90,11 +90,7 @@ func Table(s *Study) string {
 			} else {
 				dur = append(dur, r.DurationSeconds)
 			}
-			for _, p := range r.Pods {
-				if p.ReadySeconds > 0 { // an unfinished event's pod may never have been
-					ready = append(ready, p.ReadySeconds)
-				}
-			}
+			ready = append(ready, readyTimes(r.Pods)...)
 		}
 		phase := map[string]int{}
 		for _, r := range rs {
@@ -334,6 +330,18 @@ func entriesCell(r *Result) string {
 		return "–"
 	}
 	return strings.Join(parts, ", ")
+}
+
+// readyTimes are the pods' start → Ready, leaving out a pod never Ready (an unfinished
+// event's).
+func readyTimes(pods []PodTimes) []float64 {
+	var out []float64
+	for _, p := range pods {
+		if p.ReadySeconds > 0 {
+			out = append(out, p.ReadySeconds)
+		}
+	}
+	return out
 }
 
 // durationCell is an event's duration and its bound, or that it did not finish within the

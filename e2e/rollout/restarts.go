@@ -29,11 +29,9 @@ func restartsSection(s *Study) string {
 			for _, g := range r.GiveBacks {
 				givenBack = append(givenBack, g.Ratio)
 			}
+			ready = append(ready, readyTimes(r.Pods)...)
 			for _, p := range r.Pods {
 				restarts++
-				if p.ReadySeconds > 0 { // an unfinished event's pod may never have been Ready
-					ready = append(ready, p.ReadySeconds)
-				}
 				if p.BoostSeconds > 0 {
 					boost = append(boost, p.BoostSeconds)
 				}

@@ -22,16 +22,20 @@ const (
 	// broker's jvmOpts add -XX:CICompilerCount (Config.BoostCompilers; the chart's
 	// -XX:ActiveProcessorCount=2 gives the JVM 2, one C1 and one C2 thread, sized once at start).
 	ArmOnBoostCompilers = "on_boost_compilers"
-	ArmOnSlowStart      = "on_slowstart" // both
-	ArmOnC1             = "on_c1"        // on_default + warmup-inject's brokerJvm.c1Only (-XX:TieredStopAtLevel=1)
+	// ArmOnBoostGentle is on_boost with fewer probes in flight (Config.GentleConcurrency, the
+	// sidecar's warmup.concurrency): what a gentler warmup saves the pods in service while a
+	// boosted broker is warmed, and what it costs the warmed pod's entry.
+	ArmOnBoostGentle = "on_boost_gentle"
+	ArmOnSlowStart   = "on_slowstart" // both
+	ArmOnC1          = "on_c1"        // on_default + warmup-inject's brokerJvm.c1Only (-XX:TieredStopAtLevel=1)
 )
 
 // ArmOrder is every arm, in report order.
-var ArmOrder = []string{ArmOff, ArmOffFast, ArmLBSlowStart, ArmOnDefault, ArmOnFast, ArmOnBoost, ArmOnBoostFixed, ArmOnBoostCompilers, ArmOnSlowStart, ArmOnC1}
+var ArmOrder = []string{ArmOff, ArmOffFast, ArmLBSlowStart, ArmOnDefault, ArmOnFast, ArmOnBoost, ArmOnBoostFixed, ArmOnBoostCompilers, ArmOnBoostGentle, ArmOnSlowStart, ArmOnC1}
 
 // StudyArms are the full study's arms by default: the chart as it is, the short probe with and
 // without the gate, the sidecar's defaults, the balancer's ramp. on_slowstart, on_c1,
-// on_boost, on_boost_fixed and on_boost_compilers are there to ask for.
+// on_boost, on_boost_fixed, on_boost_compilers and on_boost_gentle are there to ask for.
 var StudyArms = []string{ArmOff, ArmOffFast, ArmLBSlowStart, ArmOnDefault, ArmOnFast}
 
 // DefaultSlowStart is the lb_slowstart ramp: HAProxy `slowstart 30s`.
@@ -53,6 +57,8 @@ type armSpec struct {
 	fixedBoost bool
 	// compilers: the broker JVM's compiler threads set by the study (Config.BoostCompilers).
 	compilers bool
+	// gentle: the sidecar's probes in flight set by the study (Config.GentleConcurrency).
+	gentle bool
 }
 
 func specOf(arm string) (armSpec, error) {
@@ -73,6 +79,8 @@ func specOf(arm string) (armSpec, error) {
 		return armSpec{sidecar: true, fast: true, boost: true, fixedBoost: true}, nil
 	case ArmOnBoostCompilers:
 		return armSpec{sidecar: true, fast: true, boost: true, compilers: true}, nil
+	case ArmOnBoostGentle:
+		return armSpec{sidecar: true, fast: true, boost: true, gentle: true}, nil
 	case ArmOnSlowStart:
 		return armSpec{sidecar: true, slowStart: true}, nil
 	case ArmOnC1:

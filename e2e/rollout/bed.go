@@ -264,6 +264,9 @@ func (b *bed) injectValues(spec armSpec) (map[string]any, error) {
 	if spec.c1 {
 		v["brokerJvm"] = map[string]any{"c1Only": true}
 	}
+	if spec.gentle {
+		warmup["concurrency"] = b.cfg.GentleConcurrency
+	}
 	if spec.fast {
 		v["brokerReadiness"] = map[string]any{"decidedBy": "sidecar"}
 	}

@@ -172,3 +172,26 @@ func TestJMXAgentGivesTheJITSignalExceptToTheFixedBoost(t *testing.T) {
 		t.Errorf("agent option %q: want the image's agent on the pod's loopback port 8008", jmxAgentOpt)
 	}
 }
+
+// on_boost_gentle is on_boost with the sidecar's probes in flight set: warmup-inject's values
+// differ from on_boost's in warmup.concurrency alone.
+func TestGentleArmSetsTheSidecarsConcurrency(t *testing.T) {
+	b := &bed{dir: t.TempDir(), base: "base.yaml", controllerURL: "http://127.0.0.2:30001",
+		cfg: Config{Brokers: 3, BoostCPULimit: "1", GentleConcurrency: 2}}
+	gentle, err := b.release(ArmOnBoostGentle, 3, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	boost, err := b.release(ArmOnBoost, 3, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, want := readValues(t, gentle.InjectValues[0]), readValues(t, boost.InjectValues[0])
+	if c := got["warmup"].(map[string]any)["concurrency"]; c != float64(2) && c != 2 {
+		t.Errorf("warmup.concurrency %v (%T), want 2", c, c)
+	}
+	delete(got["warmup"].(map[string]any), "concurrency")
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("warmup-inject values but the concurrency %v, want on_boost's %v", got, want)
+	}
+}

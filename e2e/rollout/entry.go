@@ -1,7 +1,6 @@
 package rollout
 
 import (
-	"slices"
 	"time"
 
 	"github.com/warmup-sidecar/warmup-sidecar/e2e/coldstart"
@@ -28,12 +27,13 @@ type Entry struct {
 	Busy bool `json:"busy,omitempty"`
 }
 
-// busySpan is one pod's work out of service: its JVM's start (created → healthy) and, when its
-// sidecar warms it, the probes (healthy → warm). A pod with no warm event waits idle for the
-// kubelet after healthy, which costs its neighbours nothing.
+// busySpan is one pod's work out of service: its JVM's start (created → healthy) or, when its
+// sidecar warms it, the probes (healthy → warm), one span each. A pod with no warm event waits
+// idle for the kubelet after healthy.
 type busySpan struct {
 	pod      int
 	from, to time.Duration
+	warming  bool // the sidecar's probes (healthy → warm), not the JVM's start
 }
 
 func busySpans(events []Event, t0 time.Time, end time.Duration) []busySpan {
@@ -42,15 +42,19 @@ func busySpans(events []Event, t0 time.Time, end time.Duration) []busySpan {
 		if e.Kind != KindCreated {
 			continue
 		}
-		to := end
-		if h := first(events, e.Pod, KindHealthy, e.At); !h.IsZero() && !nextCreation(events, e, h) {
+		from, to := e.At.Sub(t0), end
+		h := first(events, e.Pod, KindHealthy, e.At)
+		if !h.IsZero() && !nextCreation(events, e, h) {
 			to = h.Sub(t0)
-			if w := first(events, e.Pod, KindWarm, h); !w.IsZero() && !nextCreation(events, e, w) {
-				to = w.Sub(t0)
-			}
 		}
-		if from := e.At.Sub(t0); to > from {
+		if to > from {
 			out = append(out, busySpan{pod: e.Pod, from: from, to: to})
+		}
+		if to == end {
+			continue
+		}
+		if w := first(events, e.Pod, KindWarm, h); !w.IsZero() && !nextCreation(events, e, w) && w.Sub(t0) > to {
+			out = append(out, busySpan{pod: e.Pod, from: to, to: w.Sub(t0), warming: true})
 		}
 	}
 	return out
@@ -99,35 +103,6 @@ func worstQuietP99(tr *coldstart.Trace, spans []busySpan, w coldstart.Window) (p
 	return worstP99Where(tr, w, func(from, to time.Duration) bool { return overlaps(spans, from, to, -1) })
 }
 
-// neighbours is the load's latency while a pod started or was warmed out of service and no pod
-// was in its entry span: the queries the pods already in service answered meanwhile (a
-// cancellation counts at the timeout), what a warmup costs its neighbours.
-func neighbours(tr *coldstart.Trace, events []Event, spans []busySpan, w coldstart.Window) (queries int, p99 float64) {
-	var entered []coldstart.Window
-	for _, e := range events {
-		if e.Kind == KindInService {
-			at := e.At.Sub(tr.Start)
-			entered = append(entered, coldstart.Window{Start: at, End: at + EntrySpan})
-		}
-	}
-	var lat []float64
-	for _, r := range tr.Records {
-		t := r.Scheduled
-		if !w.Has(t) || !overlaps(spans, t, t+1, -1) || slices.ContainsFunc(entered, func(e coldstart.Window) bool { return e.Has(t) }) {
-			continue
-		}
-		queries++
-		switch r.Outcome {
-		case coldstart.OutcomeOK:
-			lat = append(lat, float64(r.Latency)/float64(time.Millisecond))
-		case coldstart.OutcomeCancelled:
-			lat = append(lat, float64(tr.Timeout)/float64(time.Millisecond))
-		}
-	}
-	slices.Sort(lat)
-	return queries, coldstart.Percentile(lat, 99)
-}
-
 // splitByCause fills r's figures that keep a neighbour's start apart from the cold serve.
 func splitByCause(r *Result, tr *coldstart.Trace, events []Event, b Bounds) {
 	spans := busySpans(events, tr.Start, b.Rollout.End)
@@ -138,6 +113,7 @@ func splitByCause(r *Result, tr *coldstart.Trace, events []Event, b Bounds) {
 	if r.Steady.P99Ms > 0 && r.NeighboursQueries > 0 {
 		r.NeighboursRatio = r.NeighboursP99Ms / r.Steady.P99Ms
 	}
+	r.NeighboursByPhase = neighboursByPhase(tr, events, spans, b.Rollout, r.Steady.P99Ms)
 	r.QuietWorst10sP99Ms, r.QuietWorst10sRatio = 0, 0
 	if p99, _, ok := worstQuietP99(tr, spans, b.Rollout); ok {
 		r.QuietWorst10sP99Ms = p99

@@ -43,11 +43,14 @@ func TestBusySpansAreEachPodsStartAndItsSidecarsProbes(t *testing.T) {
 		events []Event
 		want   []busySpan
 	}{
-		{"no sidecar: created → healthy", rolloutEvents, []busySpan{{1, sec(21), sec(40)}, {0, sec(111), sec(130)}}},
-		{"sidecar: created → warm", onEvents(), []busySpan{{1, sec(21), sec(55)}, {0, sec(111), sec(145)}}},
-		{"never healthy: to the end", []Event{ev(10, 1, KindCreated), ev(30, 1, KindDeleted)}, []busySpan{{1, sec(10), sec(200)}}},
+		{"no sidecar: created → healthy", rolloutEvents, []busySpan{{1, sec(21), sec(40), false}, {0, sec(111), sec(130), false}}},
+		{"sidecar: created → healthy, then healthy → warm", onEvents(), []busySpan{
+			{1, sec(21), sec(40), false}, {1, sec(40), sec(55), true}, {0, sec(111), sec(130), false}, {0, sec(130), sec(145), true}}},
+		{"never healthy: to the end", []Event{ev(10, 1, KindCreated), ev(30, 1, KindDeleted)}, []busySpan{{1, sec(10), sec(200), false}}},
 		{"healthy only in a later life", []Event{ev(10, 1, KindCreated), ev(20, 1, KindDeleted), ev(25, 1, KindCreated), ev(40, 1, KindHealthy)},
-			[]busySpan{{1, sec(10), sec(200)}, {1, sec(25), sec(40)}}},
+			[]busySpan{{1, sec(10), sec(200), false}, {1, sec(25), sec(40), false}}},
+		{"warm only in a later life", []Event{ev(10, 1, KindCreated), ev(20, 1, KindHealthy), ev(25, 1, KindCreated), ev(40, 1, KindHealthy), ev(50, 1, KindWarm)},
+			[]busySpan{{1, sec(10), sec(20), false}, {1, sec(25), sec(40), false}, {1, sec(40), sec(50), true}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var got []busySpan
@@ -119,7 +122,10 @@ func TestRemeasureAddsTheSplitFromTheRawTraces(t *testing.T) {
 	if len(want.Entries) != 2 || want.QuietWorst10sRatio == 0 {
 		t.Fatalf("summarise gave no split: %+v %v", want.Entries, want.QuietWorst10sRatio)
 	}
-	res.Entries, res.QuietWorst10sP99Ms, res.QuietWorst10sRatio = nil, 0, 0
+	if want.NeighboursByPhase == nil || want.NeighboursByPhase.Starting.Queries == 0 {
+		t.Fatalf("summarise gave no neighbours by phase: %+v", want.NeighboursByPhase)
+	}
+	res.Entries, res.QuietWorst10sP99Ms, res.QuietWorst10sRatio, res.NeighboursByPhase = nil, 0, 0, nil
 	s := &Study{WarmS: 0, SteadyS: 10, TailS: 29, Arms: map[string]*Arm{"on_default": {Rollouts: []*Result{res}}}}
 	dir := t.TempDir()
 	if err := Remeasure(s, dir); err == nil || !strings.Contains(err.Error(), "on_default-rollout-1") {
@@ -130,6 +136,9 @@ func TestRemeasureAddsTheSplitFromTheRawTraces(t *testing.T) {
 	}
 	if err := Remeasure(s, dir); err != nil {
 		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(res.NeighboursByPhase, want.NeighboursByPhase) {
+		t.Errorf("remeasured neighbours by phase %+v, want %+v", res.NeighboursByPhase, want.NeighboursByPhase)
 	}
 	if !reflect.DeepEqual(res.Entries, want.Entries) || res.QuietWorst10sP99Ms != want.QuietWorst10sP99Ms || res.QuietWorst10sRatio != want.QuietWorst10sRatio {
 		t.Errorf("remeasured %+v %v %v, want %+v %v %v", res.Entries, res.QuietWorst10sP99Ms, res.QuietWorst10sRatio,
@@ -145,13 +154,17 @@ func TestTableNamesTheSplitOrSaysItIsMissing(t *testing.T) {
 	res := summarise("on_default", 1, "rollout", causeTrace(), onEvents(), rolloutBounds)
 	s := &Study{Arms: map[string]*Arm{"on_default": {Rollouts: []*Result{res}}}}
 	row := tableRow(t, Table(s), "on_default")
-	// worst 500 ms / steady 5 ms; quiet 300 ms; entries 60× and 1×.
-	for _, want := range []string{"100.0× (100.0–100.0)", "60.0× (60.0–60.0)", "30.5× (max 60.0)"} {
+	// worst 500 ms / steady 5 ms; quiet 300 ms; entries 60× and 1×; by phase: pod 1's start holds
+	// the 500 ms, its probes and its time out idle 5 ms.
+	for _, want := range []string{"100.0× (100.0–100.0)", "60.0× (60.0–60.0)", "30.5× (max 60.0)", "| 100.0× / 1.0× / 1.0× |"} {
 		if !strings.Contains(row, want) {
 			t.Errorf("row %q lacks %q", row, want)
 		}
 	}
-	res.Entries, res.QuietWorst10sP99Ms, res.QuietWorst10sRatio = nil, 0, 0
+	res.Entries, res.QuietWorst10sP99Ms, res.QuietWorst10sRatio, res.NeighboursByPhase = nil, 0, 0, nil
+	if row := tableRow(t, Table(s), "on_default"); !strings.Contains(row, "| – / – / – |") {
+		t.Errorf("a study without the phases: row %q, want – / – / –", row)
+	}
 	if row := tableRow(t, Table(s), "on_default"); !strings.Contains(row, "| – | – |") {
 		t.Errorf("a study without the split: row %q, want its two cells as –", row)
 	}
@@ -201,5 +214,58 @@ func TestNeighboursAreTheLoadWhileAPodWarmsOutsideEntries(t *testing.T) {
 	// No pod busy: no figure.
 	if n, p99 := neighbours(tr, nil, nil, w); n != 0 || p99 != 0 {
 		t.Errorf("no busy pod: %d queries, p99 %.0f ms; want none", n, p99)
+	}
+}
+
+// The neighbours' figure split by what the pod out of service does: its JVM's start, its
+// sidecar's probes, or nothing (the fleet one broker short). Each phase's own latency comes back
+// as its p99; a pod's entry span is in none; probes while another pod starts count as a start.
+func TestNeighboursByPhaseKeepStartWarmupAndIdleApart(t *testing.T) {
+	sec := func(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
+	spans := []struct {
+		from, to float64
+		ms       float64
+	}{
+		{5, 10, 50}, {10, 30, 200}, {30, 40, 100}, {40, 45, 50}, {45, 55, 300}, // pod 1, with a sidecar
+		{60, 65, 50}, {65, 75, 200}, {75, 85, 50}, {85, 95, 300}, // pod 0, without
+	}
+	var recs []coldstart.Record
+	for i := range 1000 {
+		s := time.Duration(i) * 100 * time.Millisecond
+		lat := 5.0
+		for _, sp := range spans {
+			if s >= sec(sp.from) && s < sec(sp.to) {
+				lat = sp.ms
+			}
+		}
+		recs = append(recs, coldstart.Record{Scheduled: s, Sent: s, Latency: time.Duration(lat * float64(time.Millisecond)), Outcome: coldstart.OutcomeOK})
+	}
+	tr := &coldstart.Trace{Start: t0, Timeout: 2 * time.Second, Records: recs}
+	events := []Event{
+		ev(5, 1, KindOutOfService), ev(10, 1, KindCreated), ev(30, 1, KindHealthy), ev(40, 1, KindWarm), ev(45, 1, KindInService),
+		ev(60, 0, KindOutOfService), ev(65, 0, KindCreated), ev(75, 0, KindHealthy), ev(85, 0, KindInService),
+	}
+	w := coldstart.Window{Start: 0, End: 100 * time.Second}
+	got := neighboursByPhase(tr, events, busySpans(events, t0, w.End), w, 5)
+	want := &NeighboursByPhase{
+		Starting: Neighbours{Queries: 300, P99Ms: 200, Ratio: 40},
+		Warming:  Neighbours{Queries: 100, P99Ms: 100, Ratio: 20},
+		OutIdle:  Neighbours{Queries: 250, P99Ms: 50, Ratio: 10},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("by phase %+v, want %+v", *got, *want)
+	}
+
+	// Pod 0 starts [32, 38) inside pod 1's probes [30, 40): those 6 s are the start's, not the warmup's.
+	overlapping := []Event{ev(10, 1, KindCreated), ev(30, 1, KindHealthy), ev(40, 1, KindWarm), ev(32, 0, KindCreated), ev(38, 0, KindHealthy)}
+	slices.SortStableFunc(overlapping, func(a, b Event) int { return a.At.Compare(b.At) })
+	if got := neighboursByPhase(tr, overlapping, busySpans(overlapping, t0, w.End), w, 5); got.Warming.Queries != 40 || got.Starting.Queries != 260 {
+		t.Errorf("probes while another pod starts: warming %d, starting %d queries; want 40 and 260 (pod 1's 200, pod 0's 60)", got.Warming.Queries, got.Starting.Queries)
+	}
+
+	// A scale-out's pod was never in the Service: no one is out, idle.
+	scale := []Event{ev(10, 1, KindCreated), ev(30, 1, KindHealthy), ev(40, 1, KindWarm), ev(45, 1, KindInService)}
+	if got := neighboursByPhase(tr, scale, busySpans(scale, t0, w.End), w, 5); got.OutIdle != (Neighbours{}) || got.Warming.Queries != 100 {
+		t.Errorf("scale-out: out idle %+v (want none), warming %d queries (want 100)", got.OutIdle, got.Warming.Queries)
 	}
 }

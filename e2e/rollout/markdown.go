@@ -26,16 +26,16 @@ func Markdown(s *Study, name string) string {
 	}
 	b.WriteString("\n## Every event\n\n")
 	b.WriteString("Bound: per pod, its termination + the later of the probe's initial delay and (broker start → healthy + the sidecar's budget, ON pods) + one probe period + the Service's propagation + minReadySeconds; a rollout within it costs nothing beyond the broker's start, the budget and Kubernetes' own delays.\n\n")
-	b.WriteString("| arm | event | failed (shutdown / start / other) | cancelled (shutdown / start / other) | steady p99 | worst 10 s p99 | … with no pod starting or warming | first 10 s in service per pod (p99, × steady; * another pod starting or warming) | neighbours: p99 while a pod starts or warms (× steady) | duration (bound) | broker restarts | start → Ready per pod (→ healthy) | terminate per pod | load avg |\n")
-	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("| arm | event | failed (shutdown / start / other) | cancelled (shutdown / start / other) | steady p99 | worst 10 s p99 | … with no pod starting or warming | first 10 s in service per pod (p99, × steady; * another pod starting or warming) | neighbours: p99 while a pod starts or warms (× steady) | … while a pod starts / is warmed / is out, idle (× steady) | duration (bound) | broker restarts | start → Ready per pod (→ healthy) | terminate per pod | load avg |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	var unfinished []string
 	for _, arm := range s.ArmNames() {
 		a := s.Arms[arm]
 		for _, r := range append(slices.Clone(a.Rollouts), a.ScaleOuts...) {
 			f, c := byPhase(r)
-			fmt.Fprintf(&b, "| %s | %s %d | %d (%s) | %d (%s) | %.0f ms | %.0f ms (%.1f×) | %s | %s | %s | %s | %d | %s | %s | %s |\n",
+			fmt.Fprintf(&b, "| %s | %s %d | %d (%s) | %d (%s) | %.0f ms | %.0f ms (%.1f×) | %s | %s | %s | %s | %s | %d | %s | %s | %s |\n",
 				arm, r.Kind, r.N, r.Failed, f, r.Cancelled, c, r.Steady.P99Ms, r.Worst10sP99Ms, r.Worst10sRatio, quietCell(r), entriesCell(r), neighboursCell(r),
-				durationCell(s, r), r.BrokerRestarts, podReady(r), podTerminate(r), r.LoadAverage)
+				phasesCell(r.NeighboursByPhase), durationCell(s, r), r.BrokerRestarts, podReady(r), podTerminate(r), r.LoadAverage)
 			if r.Unfinished != "" {
 				unfinished = append(unfinished, fmt.Sprintf("- %s %s %d: %s. %s\n", arm, r.Kind, r.N, r.Unfinished, recoveryClause(r)))
 			}
@@ -58,15 +58,16 @@ func Markdown(s *Study, name string) string {
 // Table is the per-arm summary: what the README leads with.
 func Table(s *Study) string {
 	var b strings.Builder
-	b.WriteString("| arm | rollouts | failed queries (per rollout) | cancelled queries (per rollout) | failed + cancelled at shutdown / at start (all rollouts) | failure rate (median) | worst 10 s p99 / steady p99 (median, min–max) | … with no pod starting or warming (median, min–max) | a pod's first 10 s in service: p99 / steady (median, max) | neighbours' p99 while a pod starts or warms / steady (median, max) | rollout duration | pod start → Ready |\n")
-	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("| arm | rollouts | failed queries (per rollout) | cancelled queries (per rollout) | failed + cancelled at shutdown / at start (all rollouts) | failure rate (median) | worst 10 s p99 / steady p99 (median, min–max) | … with no pod starting or warming (median, min–max) | a pod's first 10 s in service: p99 / steady (median, max) | neighbours' p99 while a pod starts or warms / steady (median, max) | … while a pod starts / is warmed / is out, idle (median of the rollouts) | rollout duration | pod start → Ready |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, arm := range s.ArmNames() {
 		rs := s.Arms[arm].Rollouts
 		if len(rs) == 0 {
-			fmt.Fprintf(&b, "| %s | 0 | not run | | | | | | | | | |\n", arm)
+			fmt.Fprintf(&b, "| %s | 0 | not run | | | | | | | | | | |\n", arm)
 			continue
 		}
 		var failed, cancelled, rate, ratio, quiet, entry, neigh, dur, ready []float64
+		var phases []*NeighboursByPhase
 		var fs, cs []string
 		unfinished := 0
 		for _, r := range rs {
@@ -85,6 +86,7 @@ func Table(s *Study) string {
 			if r.NeighboursQueries > 0 {
 				neigh = append(neigh, r.NeighboursRatio)
 			}
+			phases = append(phases, r.NeighboursByPhase)
 			if r.Unfinished != "" {
 				unfinished++
 			} else {
@@ -102,8 +104,9 @@ func Table(s *Study) string {
 		if unfinished > 0 {
 			durCell += fmt.Sprintf("; %d did not finish", unfinished)
 		}
-		fmt.Fprintf(&b, "| %s | %d | %s | %s | %d / %d | %s | %s | %s | %s | %s | %s | %s |\n", arm, len(rs), strings.Join(fs, ", "), strings.Join(cs, ", "),
-			phase[PhaseShutdown], phase[PhaseStart], pct(median(rate)), ratioCell(ratio), orDash(quiet, ratioCell), entryCell(entry), entryCell(neigh), durCell, orDash(ready, secsCell))
+		fmt.Fprintf(&b, "| %s | %d | %s | %s | %d / %d | %s | %s | %s | %s | %s | %s | %s | %s |\n", arm, len(rs), strings.Join(fs, ", "), strings.Join(cs, ", "),
+			phase[PhaseShutdown], phase[PhaseStart], pct(median(rate)), ratioCell(ratio), orDash(quiet, ratioCell), entryCell(entry), entryCell(neigh),
+			phasesMedianCell(phases), durCell, orDash(ready, secsCell))
 	}
 	return b.String()
 }
@@ -135,7 +138,9 @@ func Method(s *Study) string {
 		"steady p99 is the %.0f s before the upgrade. The worst 10 s is also given over the windows when no pod was starting its broker or being "+
 		"warmed by its sidecar (work that shares the servers and the node with the pods in service), and each pod's first 10 s in the Service "+
 		"(the cold serve readiness is about) on its own; the neighbours' p99 is the load's while a pod was starting or being warmed and no pod was "+
-		"in its first 10 s in the Service (what the pods in service answered meanwhile). lb_slowstart is HAProxy `slowstart %.0fs`.%s Arms interleaved.",
+		"in its first 10 s in the Service (what the pods in service answered meanwhile), also split by what the pod out of service was doing: its broker "+
+		"starting (created → /health), its sidecar probing it with no pod starting (healthy → warm: the warmup's own cost), or nothing "+
+		"(out of the Service, no pod starting or warmed: the fleet one broker short, the control). lb_slowstart is HAProxy `slowstart %.0fs`.%s Arms interleaved.",
 		p.Chart, p.Helm, p.Kubernetes, p.Etcd, p.Node.CPU, s.Brokers, orNone(p.Broker.CPURequest), orNone(p.Broker.CPULimit), sidecar,
 		probesClause(s), st.TerminationGraceS, st.PodManagementPolicy, st.UpdateStrategy, brokerJVM(s), s.BenchRows, s.PinotVersion, s.Machine.String(),
 		brokerService, p.ProxyMinSyncS, mixName(s), s.RateQPS, rateSource(s), s.TimeoutMs, s.TailS, s.SteadyS, s.SlowStartS, boostClause(s))
@@ -143,7 +148,7 @@ func Method(s *Study) string {
 
 // boostClause says what the boost arms did, when the study has one and recorded it.
 func boostClause(s *Study) string {
-	if s.BoostCPULimit == "" || (s.Arms[ArmOnBoost] == nil && s.Arms[ArmOnBoostFixed] == nil && s.Arms[ArmOnBoostCompilers] == nil) {
+	if s.BoostCPULimit == "" || (s.Arms[ArmOnBoost] == nil && s.Arms[ArmOnBoostFixed] == nil && s.Arms[ArmOnBoostCompilers] == nil && s.Arms[ArmOnBoostGentle] == nil) {
 		return ""
 	}
 	rule := "the gate open and the JIT quiet, with a JIT signal; the settle time after the gate opened, without"
@@ -152,7 +157,15 @@ func boostClause(s *Study) string {
 	}
 	return fmt.Sprintf(" on_boost is on_fast with warmup-inject's brokerCpuBoost: the broker container's CPU limit %s until the sidecar "+
 		"resizes the pod back (%s); "+
-		"on_boost_fixed the same boost with no JIT signal and a settle of %.0f s: given back that long after the gate opened.%s", s.BoostCPULimit, rule, s.BoostFixedHoldS, compilersClause(s))
+		"on_boost_fixed the same boost with no JIT signal and a settle of %.0f s: given back that long after the gate opened.%s%s", s.BoostCPULimit, rule, s.BoostFixedHoldS, compilersClause(s), gentleClause(s))
+}
+
+// gentleClause says what on_boost_gentle changed, when the study has it.
+func gentleClause(s *Study) string {
+	if s.Arms[ArmOnBoostGentle] == nil || s.GentleConcurrency == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" on_boost_gentle is on_boost with the sidecar's warmup.concurrency %d (its default 4): fewer probes in flight.", s.GentleConcurrency)
 }
 
 // compilersClause says what on_boost_compilers changed, when the study has it and recorded it.
@@ -289,6 +302,34 @@ func neighboursCell(r *Result) string {
 		return "–"
 	}
 	return fmt.Sprintf("%.0f ms (%.1f×)", r.NeighboursP99Ms, r.NeighboursRatio)
+}
+
+// phasesCell is an event's neighbours' ratio while a pod starts / is warmed / is out, idle; "–"
+// for a phase with no query, or for a study made before the split (no figures).
+func phasesCell(p *NeighboursByPhase) string {
+	if p == nil {
+		return "–"
+	}
+	return phasesMedianCell([]*NeighboursByPhase{p})
+}
+
+// phasesMedianCell is each phase's median ratio over the events that had a query in it.
+func phasesMedianCell(ps []*NeighboursByPhase) string {
+	cell := func(pick func(*NeighboursByPhase) Neighbours) string {
+		var v []float64
+		for _, p := range ps {
+			if p != nil && pick(p).Queries > 0 {
+				v = append(v, pick(p).Ratio)
+			}
+		}
+		if len(v) == 0 {
+			return "–"
+		}
+		return fmt.Sprintf("%.1f×", median(v))
+	}
+	return cell(func(p *NeighboursByPhase) Neighbours { return p.Starting }) + " / " +
+		cell(func(p *NeighboursByPhase) Neighbours { return p.Warming }) + " / " +
+		cell(func(p *NeighboursByPhase) Neighbours { return p.OutIdle })
 }
 
 func quietCell(r *Result) string {

@@ -47,6 +47,9 @@ type Result struct {
 	NeighboursQueries int     `json:"neighbours_queries"`
 	NeighboursP99Ms   float64 `json:"neighbours_p99_ms"`
 	NeighboursRatio   float64 `json:"neighbours_ratio"`
+	// NeighboursByPhase: the same load split by what the pod out of service was doing (its
+	// JVM's start, its sidecar's probes, nothing): the warmup's own cost apart (neighbours.go).
+	NeighboursByPhase *NeighboursByPhase `json:"neighbours_by_phase,omitempty"`
 	// DurationSeconds: the helm upgrade → the StatefulSet's status reporting every pod updated
 	// and Ready (on the harness's former model: first deletion → last pod available).
 	DurationSeconds float64 `json:"duration_s"`
@@ -111,15 +114,17 @@ type Study struct {
 	// boost-settle-dashboard; 30s in boost-settle-builtin, 2m before it).
 	BoostSettle string `json:"boost_settle,omitempty"`
 	// BoostCompilers is on_boost_compilers' -XX:CICompilerCount (absent before queries-support-console).
-	BoostCompilers int               `json:"boost_compilers,omitempty"`
-	BrokerJVMOpts  []string          `json:"broker_jvm_opts"`
-	Arms           map[string]*Arm   `json:"arms"`
-	Machine        coldstart.Machine `json:"machine"`
-	Notes          []string          `json:"notes,omitempty"`
-	Command        string            `json:"command,omitempty"`
-	Smoke          bool              `json:"smoke,omitempty"`
-	StartedAt      time.Time         `json:"started_at"`
-	FinishedAt     time.Time         `json:"finished_at,omitzero"`
+	BoostCompilers int `json:"boost_compilers,omitempty"`
+	// GentleConcurrency is on_boost_gentle's warmup.concurrency (absent without that arm).
+	GentleConcurrency int               `json:"gentle_concurrency,omitempty"`
+	BrokerJVMOpts     []string          `json:"broker_jvm_opts"`
+	Arms              map[string]*Arm   `json:"arms"`
+	Machine           coldstart.Machine `json:"machine"`
+	Notes             []string          `json:"notes,omitempty"`
+	Command           string            `json:"command,omitempty"`
+	Smoke             bool              `json:"smoke,omitempty"`
+	StartedAt         time.Time         `json:"started_at"`
+	FinishedAt        time.Time         `json:"finished_at,omitzero"`
 }
 
 // LegacyModel is the harness's model of Kubernetes a study made before the test bed recorded, in

@@ -65,3 +65,18 @@ func TestCompilersClauseNamesTheCount(t *testing.T) {
 		t.Errorf("method %q names an arm the study did not run", got)
 	}
 }
+
+// The Method names on_boost_gentle's concurrency when the study ran that arm, and only then.
+func TestGentleClauseNamesTheConcurrency(t *testing.T) {
+	s := &Study{BoostCPULimit: "1", BoostFixedHoldS: 60, BoostSettle: "1m0s", GentleConcurrency: 1, Arms: map[string]*Arm{ArmOnBoostGentle: {}}}
+	if got := boostClause(s); !strings.Contains(got, "on_boost_gentle is on_boost with the sidecar's warmup.concurrency 1") {
+		t.Errorf("method %q lacks the gentle arm's concurrency", got)
+	}
+	if got := gentleConcurrency(Config{Arms: []string{ArmOnBoost}, GentleConcurrency: 1}); got != 0 {
+		t.Errorf("a study without on_boost_gentle records concurrency %d, want 0", got)
+	}
+	s.GentleConcurrency, s.Arms = 0, map[string]*Arm{ArmOnBoost: {}}
+	if got := boostClause(s); strings.Contains(got, "on_boost_gentle") {
+		t.Errorf("method %q names an arm the study did not run", got)
+	}
+}

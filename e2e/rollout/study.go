@@ -53,6 +53,9 @@ const (
 	// DefaultBoostCompilers is on_boost_compilers' -XX:CICompilerCount: one C1 and three C2
 	// threads (HotSpot gives a third to C1), twice the chart's JVM's two.
 	DefaultBoostCompilers = 4
+	// DefaultGentleConcurrency is on_boost_gentle's probes in flight: one, a quarter of the
+	// sidecar's default 4.
+	DefaultGentleConcurrency = 1
 )
 
 // DefaultProxySync is kube-proxy's default --iptables-min-sync-period.
@@ -98,6 +101,8 @@ type Config struct {
 	BoostFixedHold time.Duration
 	// BoostCompilers is on_boost_compilers' -XX:CICompilerCount (default DefaultBoostCompilers).
 	BoostCompilers int
+	// GentleConcurrency is on_boost_gentle's warmup.concurrency (default DefaultGentleConcurrency).
+	GentleConcurrency int
 	// JMXAgent loads the Prometheus JMX exporter agent in every arm's broker JVM as Pinot's
 	// monitoring guide does (broker.jvmOpts): the ON arms' sidecars get the JIT signal from it
 	// (warmup.jvmMetricsUrl; not on_boost_fixed's) and the study records each pod's compile time.
@@ -151,6 +156,7 @@ func (c Config) withDefaults() Config {
 	c.BoostCPULimit = cmp.Or(c.BoostCPULimit, DefaultBoostCPULimit)
 	c.BoostFixedHold = cmp.Or(c.BoostFixedHold, DefaultBoostFixedHold)
 	c.BoostCompilers = cmp.Or(c.BoostCompilers, DefaultBoostCompilers)
+	c.GentleConcurrency = cmp.Or(c.GentleConcurrency, DefaultGentleConcurrency)
 	c.ProxySync = cmp.Or(c.ProxySync, DefaultProxySync)
 	c.SlowStart = cmp.Or(c.SlowStart, DefaultSlowStart)
 	c.BasePort = cmp.Or(c.BasePort, DefaultBasePort)
@@ -193,6 +199,9 @@ func (c Config) check() error {
 	case c.BoostCompilers < 2:
 		// HotSpot refuses fewer than 2 with tiered compilation (one C1, one C2 thread).
 		return fmt.Errorf("boost compilers %d: want ≥ 2 (-XX:CICompilerCount with tiered compilation)", c.BoostCompilers)
+	case c.GentleConcurrency < 1 || c.GentleConcurrency > 64:
+		// The sidecar clamps WARMUP_CONCURRENCY to [1, 64]: outside it the arm would not run what it says.
+		return fmt.Errorf("gentle concurrency %d: want 1–64 (the sidecar's WARMUP_CONCURRENCY range)", c.GentleConcurrency)
 	case c.ProxySync < 0:
 		return fmt.Errorf("proxy sync %s: want ≥ 0", c.ProxySync)
 	case c.Out == "":
@@ -295,7 +304,7 @@ func RunStudy(ctx context.Context, cfg Config) (_ *Study, err error) {
 	e.study = &Study{BoostSettle: settle, PinotVersion: benv.PinotVersion(), Brokers: cfg.Brokers, BenchRows: cmp.Or(cfg.BenchRows, 1_000_000), Mix: cfg.MixName, Queries: cfg.Mix,
 		TimeoutMs: float64(cfg.Timeout.Milliseconds()), Platform: platform, SlowStartS: cfg.SlowStart.Seconds(),
 		WarmS: cfg.Warm.Seconds(), SteadyS: cfg.Steady.Seconds(), TailS: cfg.Tail.Seconds(),
-		SidecarBudget: cmp.Or(cfg.SidecarEnv["WARMUP_BUDGET"], "15s (default)"), BoostCPULimit: cfg.BoostCPULimit, BoostFixedHoldS: cfg.BoostFixedHold.Seconds(), BoostCompilers: cfg.BoostCompilers, BrokerJVMOpts: strings.Fields(platform.StatefulSet.BrokerJavaOpts),
+		SidecarBudget: cmp.Or(cfg.SidecarEnv["WARMUP_BUDGET"], "15s (default)"), BoostCPULimit: cfg.BoostCPULimit, BoostFixedHoldS: cfg.BoostFixedHold.Seconds(), BoostCompilers: cfg.BoostCompilers, GentleConcurrency: gentleConcurrency(cfg), BrokerJVMOpts: strings.Fields(platform.StatefulSet.BrokerJavaOpts),
 		Arms: map[string]*Arm{}, Machine: coldstart.DescribeMachine(), Command: cfg.Command, Smoke: cfg.Smoke, StartedAt: time.Now()}
 	e.study.Notes = append(e.study.Notes, cfg.Notes...)
 	for _, a := range cfg.Arms {
@@ -623,4 +632,13 @@ func loadAverage() string {
 	}
 	f := strings.Fields(string(b))
 	return strings.Join(f[:min(3, len(f))], " ")
+}
+
+// gentleConcurrency is what the study records of on_boost_gentle's probes in flight: 0 without
+// the arm, so a study that did not run it says nothing of it.
+func gentleConcurrency(c Config) int {
+	if !slices.Contains(c.Arms, ArmOnBoostGentle) {
+		return 0
+	}
+	return c.GentleConcurrency
 }

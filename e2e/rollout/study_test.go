@@ -24,6 +24,7 @@ func TestConfigCheckNamesTheBadField(t *testing.T) {
 		{func(c *Config) { c.BrokerCPULimit = "200m" }, "broker CPU request 300m, limit 200m: want a request > 0 and a limit ≥ it"},
 		{func(c *Config) { c.ReadinessDelay = -time.Second }, "readiness delay -1s"},
 		{func(c *Config) { c.BoostCompilers = 1 }, "boost compilers 1: want ≥ 2"},
+		{func(c *Config) { c.GentleConcurrency = 65 }, "gentle concurrency 65: want 1–64"},
 		{func(c *Config) { c.PodBound = -time.Minute }, "pod bound -1m0s: want > 0"},
 		{func(c *Config) { c.SidecarEnv = map[string]string{"WARMUP_NOPE": "1"} }, "sidecar env WARMUP_NOPE"},
 	} {

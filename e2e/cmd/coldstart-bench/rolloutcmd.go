@@ -44,6 +44,7 @@ func rolloutCmd(ctx context.Context, args []string, stdout, stderr io.Writer, lo
 		cpuLimit   = fs.String("broker-cpu-limit", rollout.DefaultBrokerCPULimit, "the broker container's CPU limit (broker.resources.limits.cpu); the limits of every broker pod and the harness's servers share the machine")
 		boostLimit = fs.String("boost-cpu-limit", rollout.DefaultBoostCPULimit, "on_boost: the broker container's CPU limit until the sidecar gives it back (warmup-inject's brokerCpuBoost.cpu.limit)")
 		fixedHold  = fs.Duration("boost-fixed-hold", rollout.DefaultBoostFixedHold, "on_boost_fixed: how long after the gate opened the boost is given back (brokerCpuBoost.settle, no JIT signal)")
+		gentle     = fs.Int("gentle-concurrency", rollout.DefaultGentleConcurrency, "on_boost_gentle: the sidecar's warmup.concurrency (probes in flight; its default 4)")
 		compilers  = fs.Int("boost-compilers", rollout.DefaultBoostCompilers, "on_boost_compilers: the broker JVM's -XX:CICompilerCount (the chart's JVM has 2: one C1, one C2 thread)")
 		jmxAgent   = fs.Bool("jmx-agent", true, "load the Prometheus JMX exporter agent in every arm's broker JVM (broker.jvmOpts, as Pinot's monitoring guide does): the ON arms' sidecars read the JIT signal from it (not on_boost_fixed's) and the study records each pod's JIT compile time")
 		initDelay  = fs.Duration("initial-delay", 0, "the broker readiness probe's initialDelaySeconds (broker.probes.readiness; 0: the chart's 60 s)")
@@ -87,7 +88,7 @@ func rolloutCmd(ctx context.Context, args []string, stdout, stderr io.Writer, lo
 	cfg := rollout.Config{
 		Rollouts: *rollouts, ScaleOut: *scaleOut, JavaClient: *javaClient, JavaClientQPS: *javaQPS, Brokers: *brokers, Rate: *rate, FleetWarmup: *fleetWarm, RateFractions: fractions,
 		Warm: *warm, Steady: *steady, Tail: *tail, Settle: *settle, PodBound: *podBound, Timeout: *timeout, Mix: mix, MixName: mixName,
-		BrokerCPURequest: *cpuRequest, BrokerCPULimit: *cpuLimit, BoostCPULimit: *boostLimit, BoostFixedHold: *fixedHold, BoostCompilers: *compilers, JMXAgent: *jmxAgent, ReadinessDelay: *initDelay, ProxySync: *proxySync, SlowStart: *slowStart, SidecarEnv: sidecarEnv, BasePort: *basePort, BenchRows: *rows,
+		BrokerCPURequest: *cpuRequest, BrokerCPULimit: *cpuLimit, BoostCPULimit: *boostLimit, BoostFixedHold: *fixedHold, BoostCompilers: *compilers, GentleConcurrency: *gentle, JMXAgent: *jmxAgent, ReadinessDelay: *initDelay, ProxySync: *proxySync, SlowStart: *slowStart, SidecarEnv: sidecarEnv, BasePort: *basePort, BenchRows: *rows,
 		CalibrationLevels: levels, CalibrationStep: *calStep, WorkDir: *workDir, KeepWorkDir: *workDir != "",
 		Out: *out, Name: *name, Notes: notes, Command: "coldstart-bench rollout " + strings.Join(args, " "), Logger: log, Progress: nil,
 	}

@@ -44,13 +44,14 @@ func busySpans(events []Event, t0 time.Time, end time.Duration) []busySpan {
 		}
 		from, to := e.At.Sub(t0), end
 		h := first(events, e.Pod, KindHealthy, e.At)
-		if !h.IsZero() && !nextCreation(events, e, h) {
+		healthy := !h.IsZero() && !nextCreation(events, e, h)
+		if healthy {
 			to = h.Sub(t0)
 		}
 		if to > from {
 			out = append(out, busySpan{pod: e.Pod, from: from, to: to})
 		}
-		if to == end {
+		if !healthy { // started until the end: no probes in this life
 			continue
 		}
 		if w := first(events, e.Pod, KindWarm, h); !w.IsZero() && !nextCreation(events, e, w) && w.Sub(t0) > to {

@@ -110,10 +110,7 @@ func splitByCause(r *Result, tr *coldstart.Trace, events []Event, b Bounds) {
 	r.Entries = entries(tr, events, KindInService, spans, b, r.Steady.P99Ms)
 	r.GiveBacks = entries(tr, events, KindBoostEnded, spans, b, r.Steady.P99Ms)
 	r.NeighboursQueries, r.NeighboursP99Ms = neighbours(tr, events, spans, b.Rollout)
-	r.NeighboursRatio = 0
-	if r.Steady.P99Ms > 0 && r.NeighboursQueries > 0 {
-		r.NeighboursRatio = r.NeighboursP99Ms / r.Steady.P99Ms
-	}
+	r.NeighboursRatio = ratioOver(r.NeighboursP99Ms, r.NeighboursQueries, r.Steady.P99Ms)
 	r.NeighboursByPhase = neighboursByPhase(tr, events, spans, b.Rollout, r.Steady.P99Ms)
 	r.QuietWorst10sP99Ms, r.QuietWorst10sRatio = 0, 0
 	if p99, _, ok := worstQuietP99(tr, spans, b.Rollout); ok {

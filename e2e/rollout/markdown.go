@@ -322,10 +322,7 @@ func phasesMedianCell(ps []*NeighboursByPhase) string {
 				v = append(v, pick(p).Ratio)
 			}
 		}
-		if len(v) == 0 {
-			return "–"
-		}
-		return fmt.Sprintf("%.1f×", median(v))
+		return orDash(v, func(v []float64) string { return fmt.Sprintf("%.1f×", median(v)) })
 	}
 	return cell(func(p *NeighboursByPhase) Neighbours { return p.Starting }) + " / " +
 		cell(func(p *NeighboursByPhase) Neighbours { return p.Warming }) + " / " +

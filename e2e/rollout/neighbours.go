@@ -35,7 +35,18 @@ type NeighboursByPhase struct {
 // was in its entry span: the queries the pods already in service answered meanwhile (a
 // cancellation counts at the timeout), what a pod's start and warmup cost its neighbours.
 func neighbours(tr *coldstart.Trace, events []Event, spans []busySpan, w coldstart.Window) (queries int, p99 float64) {
-	return loadWhile(tr, events, w, func(t time.Duration) bool { return overlaps(spans, t, t+1, -1) })
+	return loadWhile(tr, events, w, func(t time.Duration) bool { return holds(spans, t) })
+}
+
+// holds reports whether a span of any pod holds the instant t.
+func holds(spans []busySpan, t time.Duration) bool { return overlaps(spans, t, t+1, -1) }
+
+// ratioOver is p99 over the steady p99, 0 when there is no query or no steady figure.
+func ratioOver(p99 float64, queries int, steadyP99 float64) float64 {
+	if steadyP99 <= 0 || queries == 0 {
+		return 0
+	}
+	return p99 / steadyP99
 }
 
 // neighboursByPhase is the neighbours' figure for each of NeighboursByPhase's windows.
@@ -52,17 +63,13 @@ func neighboursByPhase(tr *coldstart.Trace, events []Event, spans []busySpan, w 
 	phase := func(keep func(t time.Duration) bool) Neighbours {
 		n := Neighbours{}
 		n.Queries, n.P99Ms = loadWhile(tr, events, w, keep)
-		if steadyP99 > 0 && n.Queries > 0 {
-			n.Ratio = n.P99Ms / steadyP99
-		}
+		n.Ratio = ratioOver(n.P99Ms, n.Queries, steadyP99)
 		return n
 	}
 	return &NeighboursByPhase{
-		Starting: phase(func(t time.Duration) bool { return overlaps(starting, t, t+1, -1) }),
-		Warming: phase(func(t time.Duration) bool {
-			return overlaps(warming, t, t+1, -1) && !overlaps(starting, t, t+1, -1)
-		}),
-		OutIdle: phase(func(t time.Duration) bool { return overlaps(out, t, t+1, -1) && !overlaps(spans, t, t+1, -1) }),
+		Starting: phase(func(t time.Duration) bool { return holds(starting, t) }),
+		Warming:  phase(func(t time.Duration) bool { return holds(warming, t) && !holds(starting, t) }),
+		OutIdle:  phase(func(t time.Duration) bool { return holds(out, t) && !holds(spans, t) }),
 	}
 }
 

@@ -44,6 +44,10 @@ type LoadConfig struct {
 	// Until, if set, ends the arrivals early when closed (Duration then only bounds the run):
 	// a run whose length is an event's, such as a rollout's. Queries in flight still complete.
 	Until <-chan struct{}
+	// Observe, if set, is given each record as its query completes (from the query's goroutine,
+	// so concurrently): a caller that must judge the load while it runs, such as whether the
+	// fleet serves it yet.
+	Observe func(Record)
 }
 
 func (c LoadConfig) check() error {
@@ -118,6 +122,9 @@ arrivals:
 		q := mix.At(i)
 		g.Go(func() error {
 			recs[i] = one(gctx, start, i, due, q, cfg.Timeout, send)
+			if cfg.Observe != nil {
+				cfg.Observe(recs[i])
+			}
 			return nil
 		})
 	}

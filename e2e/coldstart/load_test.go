@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -225,6 +226,32 @@ func TestRunLoadUntilEndsArrivalsEarly(t *testing.T) {
 	for _, r := range tr.Records {
 		if r.Outcome != OutcomeOK {
 			t.Fatalf("query %d: %s %s: in-flight queries must complete", r.Index, r.Outcome, r.Err)
+		}
+	}
+}
+
+// Observe sees every record once, as the trace holds it, while the load runs.
+func TestRunLoadObserveSeesEveryRecord(t *testing.T) {
+	var mu sync.Mutex
+	seen := map[int]Record{}
+	send := func(_ context.Context, q Query) Answer { return Answer{OK: q.SQL != testMix[1].SQL} }
+	tr, err := RunLoad(t.Context(), LoadConfig{Rate: 200, Duration: 100 * time.Millisecond, Observe: func(r Record) {
+		mu.Lock()
+		defer mu.Unlock()
+		if _, dup := seen[r.Index]; dup {
+			t.Errorf("record %d observed twice", r.Index)
+		}
+		seen[r.Index] = r
+	}}, testMix, send)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(seen) != len(tr.Records) || len(seen) != 20 {
+		t.Fatalf("observed %d records, the trace holds %d (want 20)", len(seen), len(tr.Records))
+	}
+	for _, r := range tr.Records {
+		if o := seen[r.Index]; o.Outcome != r.Outcome || o.Query != r.Query {
+			t.Errorf("record %d observed as %s %q, the trace holds %s %q", r.Index, o.Outcome, o.Query, r.Outcome, r.Query)
 		}
 	}
 }

@@ -22,6 +22,7 @@ func Smoke(cfg Config) Config {
 	cfg.ReadinessDelay, cfg.ReadinessPeriod, cfg.SidecarProbePeriod = 5*time.Second, 2*time.Second, 2*time.Second
 	cfg.SlowStart = 5 * time.Second
 	cfg.Warm, cfg.Steady, cfg.Tail, cfg.Settle = 2*time.Second, 8*time.Second, 8*time.Second, time.Second
+	cfg.SteadyWait = 30 * time.Second
 	cfg.CalibrationLevels, cfg.CalibrationStep = []int{1, 4}, 2*time.Second
 	cfg.FleetWarmup = min(cfg.FleetWarmup, 10*time.Second)
 	cfg.RateFractions = []float64{0.5}
@@ -30,7 +31,9 @@ func Smoke(cfg Config) Config {
 }
 
 // CheckStudy fails when the output shows the tool did not work: an arm without its rollouts (or
-// its scale-out), an event without load, a pod never re-created (unless the event is recorded as
+// its scale-out), an event without load (a steady window with no answer counts as load when
+// the event is recorded as unsettled and its queries timed out: the fleet was overloaded, the load
+// reached it; in a smoke it is a failure), a pod never re-created (unless the event is recorded as
 // unfinished; in a smoke that is a failure too), Ready or in service again, an ON pod whose
 // sidecar never reported warm, a pod whose JIT was not read with the JMX agent on, a platform not recorded (versions, every event's steady CPU with
 // each broker pod's), or a missing file.
@@ -48,6 +51,9 @@ func CheckStudy(s *Study, cfg Config, o Outputs) error {
 				errs = append(errs, fmt.Errorf("%s rollout %d did not finish: %s", arm, r.N, r.Unfinished))
 			}
 			errs = append(errs, checkResult(r, spec, s.Brokers, cfg.JMXAgent)...)
+			if cfg.Smoke && r.Unsettled != "" {
+				errs = append(errs, fmt.Errorf("%s rollout %d began unsettled: %s", arm, r.N, r.Unsettled))
+			}
 			if cfg.JavaClient && (r.JavaClient == nil || r.JavaClient.Queries == 0) {
 				errs = append(errs, fmt.Errorf("%s rollout %d: the Java client sent nothing in the rollout", arm, r.N))
 			}
@@ -84,7 +90,8 @@ func rollouts(a *Arm) []*Result {
 func checkResult(r *Result, spec armSpec, brokers int, jmx bool) []error {
 	var errs []error
 	name := fmt.Sprintf("%s %s %d", r.Arm, r.Kind, r.N)
-	if r.Steady.Queries == 0 || r.Queries == 0 || r.Steady.OK == 0 {
+	overloaded := r.Unsettled != "" && r.Steady.Cancelled > 0 // timed out: the load reached the fleet
+	if r.Steady.Queries == 0 || r.Queries == 0 || (r.Steady.OK == 0 && !overloaded) {
 		errs = append(errs, fmt.Errorf("%s: no load (steady %d queries, %d ok; rollout %d)", name, r.Steady.Queries, r.Steady.OK, r.Queries))
 	}
 	if r.Unfinished != "" { // its pods did not all get through: the record says why

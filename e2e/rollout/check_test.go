@@ -57,6 +57,12 @@ func TestCheckStudyFailsWhatTheToolMissed(t *testing.T) {
 	if err := CheckStudy(s, cfg, o); err != nil {
 		t.Errorf("a study with an unfinished event: %v", err)
 	}
+	// So is an event begun on a fleet that timed out every steady query: the load reached it.
+	s.Arms[ArmOff].ScaleOuts[0].Unsettled = "the fleet still lost queries 180 s into the load"
+	s.Arms[ArmOff].ScaleOuts[0].Steady = coldstart.WindowStats{Queries: 10, Cancelled: 10}
+	if err := CheckStudy(s, cfg, o); err != nil {
+		t.Errorf("a study with an event begun unsettled on an overloaded fleet: %v", err)
+	}
 	for _, tc := range []struct {
 		name string
 		edit func(*Study, *Config, *Outputs)
@@ -88,6 +94,17 @@ func TestCheckStudyFailsWhatTheToolMissed(t *testing.T) {
 			c.Smoke = true
 			s.Arms[ArmOff].Rollouts[0].Unfinished = "StatefulSet pinot-broker not rolled out"
 		}, "off rollout 1 did not finish: StatefulSet pinot-broker not rolled out"},
+		{"a steady window with no answer", func(s *Study, _ *Config, _ *Outputs) {
+			s.Arms[ArmOff].Rollouts[0].Steady = coldstart.WindowStats{Queries: 10, Cancelled: 10}
+		}, "off rollout 1: no load (steady 10 queries, 0 ok; rollout 100)"},
+		{"unsettled, every steady query an error", func(s *Study, _ *Config, _ *Outputs) {
+			r := s.Arms[ArmOff].Rollouts[0]
+			r.Unsettled, r.Steady = "the fleet still lost queries", coldstart.WindowStats{Queries: 10, Errors: 10}
+		}, "off rollout 1: no load (steady 10 queries, 0 ok; rollout 100)"},
+		{"an unsettled event in a smoke", func(s *Study, c *Config, _ *Outputs) {
+			c.Smoke = true
+			s.Arms[ArmOff].Rollouts[0].Unsettled = "the fleet still lost queries 30 s into the load"
+		}, "off rollout 1 began unsettled: the fleet still lost queries 30 s into the load"},
 		{"an unfinished event with no timeline", func(s *Study, _ *Config, _ *Outputs) {
 			r := s.Arms[ArmOff].Rollouts[0]
 			r.Unfinished, r.Seconds = "not rolled out", nil

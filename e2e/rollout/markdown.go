@@ -28,18 +28,25 @@ func Markdown(s *Study, name string) string {
 	b.WriteString("Bound: per pod, its termination + the later of the probe's initial delay and (broker start → healthy + the sidecar's budget, ON pods) + one probe period + the Service's propagation + minReadySeconds; a rollout within it costs nothing beyond the broker's start, the budget and Kubernetes' own delays.\n\n")
 	b.WriteString("| arm | event | failed (shutdown / start / other) | cancelled (shutdown / start / other) | steady p99 | worst 10 s p99 | … with no pod starting or warming | first 10 s in service per pod (p99, × steady; * another pod starting or warming) | neighbours: p99 while a pod starts or warms (× steady) | … while a pod starts / is warmed / is out, idle (× steady) | duration (bound) | broker restarts | start → Ready per pod (→ healthy) | terminate per pod | load avg |\n")
 	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
-	var unfinished []string
+	var unfinished, unsettled []string
 	for _, arm := range s.ArmNames() {
 		a := s.Arms[arm]
 		for _, r := range append(slices.Clone(a.Rollouts), a.ScaleOuts...) {
 			f, c := byPhase(r)
-			fmt.Fprintf(&b, "| %s | %s %d | %d (%s) | %d (%s) | %.0f ms | %.0f ms (%.1f×) | %s | %s | %s | %s | %s | %d | %s | %s | %s |\n",
-				arm, r.Kind, r.N, r.Failed, f, r.Cancelled, c, r.Steady.P99Ms, r.Worst10sP99Ms, r.Worst10sRatio, quietCell(r), entriesCell(r), neighboursCell(r),
+			fmt.Fprintf(&b, "| %s | %s %d%s | %d (%s) | %d (%s) | %.0f ms | %.0f ms (%.1f×) | %s | %s | %s | %s | %s | %d | %s | %s | %s |\n",
+				arm, r.Kind, r.N, unsettledMark(r), r.Failed, f, r.Cancelled, c, r.Steady.P99Ms, r.Worst10sP99Ms, r.Worst10sRatio, quietCell(r), entriesCell(r), neighboursCell(r),
 				phasesCell(r.NeighboursByPhase), durationCell(s, r), r.BrokerRestarts, podReady(r), podTerminate(r), r.LoadAverage)
 			if r.Unfinished != "" {
 				unfinished = append(unfinished, fmt.Sprintf("- %s %s %d: %s. %s\n", arm, r.Kind, r.N, r.Unfinished, recoveryClause(r)))
 			}
+			if r.Unsettled != "" {
+				unsettled = append(unsettled, fmt.Sprintf("- %s %s %d: %s.\n", arm, r.Kind, r.N, r.Unsettled))
+			}
 		}
+	}
+	if len(unsettled) > 0 {
+		fmt.Fprintf(&b, "\nEvents begun unsettled (†: the fleet still lost queries after %.0f s of load, so the steady window, and every ratio over its p99, is an overloaded fleet's; the losses counted in the event began before it):\n\n", s.SteadyWaitS)
+		b.WriteString(strings.Join(unsettled, ""))
 	}
 	if len(unfinished) > 0 {
 		b.WriteString("\nEvents that did not finish within their bound (their figures end at it, with no tail; the load then stopped and the study waited for the fleet with no load):\n\n")
@@ -69,8 +76,11 @@ func Table(s *Study) string {
 		var failed, cancelled, rate, ratio, quiet, entry, neigh, dur, ready []float64
 		var phases []*NeighboursByPhase
 		var fs, cs []string
-		unfinished := 0
+		unfinished, unsettled := 0, 0
 		for _, r := range rs {
+			if r.Unsettled != "" {
+				unsettled++
+			}
 			failed, cancelled = append(failed, float64(r.Failed)), append(cancelled, float64(r.Cancelled))
 			fs, cs = append(fs, fmt.Sprint(r.Failed)), append(cs, fmt.Sprint(r.Cancelled))
 			if r.Queries > 0 {
@@ -104,7 +114,11 @@ func Table(s *Study) string {
 		if unfinished > 0 {
 			durCell += fmt.Sprintf("; %d did not finish", unfinished)
 		}
-		fmt.Fprintf(&b, "| %s | %d | %s | %s | %d / %d | %s | %s | %s | %s | %s | %s | %s | %s |\n", arm, len(rs), strings.Join(fs, ", "), strings.Join(cs, ", "),
+		n := fmt.Sprint(len(rs))
+		if unsettled > 0 {
+			n += fmt.Sprintf(" (%d begun unsettled)", unsettled)
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %d / %d | %s | %s | %s | %s | %s | %s | %s | %s |\n", arm, n, strings.Join(fs, ", "), strings.Join(cs, ", "),
 			phase[PhaseShutdown], phase[PhaseStart], pct(median(rate)), ratioCell(ratio), orDash(quiet, ratioCell), entryCell(entry), entryCell(neigh),
 			phasesMedianCell(phases), durCell, orDash(ready, secsCell))
 	}
@@ -135,7 +149,7 @@ func Method(s *Study) string {
 		"HAProxy (round robin per request, no retries) whose servers the test bed's kube-proxy stand-in keeps to the Service's EndpointSlices "+
 		"(min sync period %.0f s). Open-loop load of the %s mix at %.0f QPS through it (%s), client timeout %.0f ms; failed = an error answer, "+
 		"cancelled = no answer within the timeout, counted from the helm upgrade to %.0f s after the StatefulSet reported every pod updated and Ready; "+
-		"steady p99 is the %.0f s before the upgrade. The worst 10 s is also given over the windows when no pod was starting its broker or being "+
+		"steady p99 is the %.0f s before the upgrade%s. The worst 10 s is also given over the windows when no pod was starting its broker or being "+
 		"warmed by its sidecar (work that shares the servers and the node with the pods in service), and each pod's first 10 s in the Service "+
 		"(the cold serve readiness is about) on its own; the neighbours' p99 is the load's while a pod was starting or being warmed and no pod was "+
 		"in its first 10 s in the Service (what the pods in service answered meanwhile), also split by what the pod out of service was doing: its broker "+
@@ -143,7 +157,24 @@ func Method(s *Study) string {
 		"(out of the Service, no pod starting or warmed: the fleet one broker short, the control). lb_slowstart is HAProxy `slowstart %.0fs`.%s Arms interleaved.",
 		p.Chart, p.Helm, p.Kubernetes, p.Etcd, p.Node.CPU, s.Brokers, orNone(p.Broker.CPURequest), orNone(p.Broker.CPULimit), sidecar,
 		probesClause(s), st.TerminationGraceS, st.PodManagementPolicy, st.UpdateStrategy, brokerJVM(s), s.BenchRows, s.PinotVersion, s.Machine.String(),
-		brokerService, p.ProxyMinSyncS, mixName(s), s.RateQPS, rateSource(s), s.TimeoutMs, s.TailS, s.SteadyS, s.SlowStartS, boostClause(s))
+		brokerService, p.ProxyMinSyncS, mixName(s), s.RateQPS, rateSource(s), s.TimeoutMs, s.TailS, s.SteadyS, steadyClause(s), s.SlowStartS, boostClause(s))
+}
+
+// steadyClause says when the steady window began, for a study that let the fleet settle first.
+func steadyClause(s *Study) string {
+	if s.SteadyWaitS == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", begun once the fleet had served the load for %.0f s without a lost query (after at least %.0f s of load, at most %.0f s: "+
+		"an event begun without that is marked †)", s.SteadyQuietS, s.WarmS, s.SteadyWaitS)
+}
+
+// unsettledMark flags an event whose steady window began on a fleet that still lost queries.
+func unsettledMark(r *Result) string {
+	if r.Unsettled == "" {
+		return ""
+	}
+	return " †"
 }
 
 // boostClause says what the boost arms did, when the study has one and recorded it.

@@ -1,6 +1,7 @@
 package rollout
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -48,8 +49,9 @@ func remeasure(s *Study, r *Result, workDir string) error {
 	if r.Unfinished != "" { // its load stopped at the bound
 		tail = 0
 	}
+	steady := cmp.Or(r.SteadyStartSeconds, s.WarmS)
 	bounds := Bounds{
-		Steady:  coldstart.Window{Start: sec(s.WarmS), End: sec(s.WarmS + s.SteadyS)},
+		Steady:  coldstart.Window{Start: sec(steady), End: sec(steady + s.SteadyS)},
 		Rollout: coldstart.Window{Start: start, End: done + tail},
 		Done:    done,
 	}

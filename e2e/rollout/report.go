@@ -69,7 +69,13 @@ type Result struct {
 	States []StateSpan `json:"states"`
 	// RolloutStartSeconds places the rollout's start (the helm upgrade) on the Seconds clock.
 	RolloutStartSeconds float64 `json:"rollout_start_s"`
-	LoadAverage         string  `json:"load_average"` // the machine's, before the event
+	// SteadyStartSeconds places the steady window on the Seconds clock (absent in studies made
+	// before the fleet had to settle: Study.WarmS). Unsettled: the fleet still lost queries when
+	// Config.SteadyWait ran out, and the steady window began on it as it was (empty: it served
+	// the load for SteadyQuiet without a loss first).
+	SteadyStartSeconds float64 `json:"steady_start_s,omitempty"`
+	Unsettled          string  `json:"unsettled,omitempty"`
+	LoadAverage        string  `json:"load_average"` // the machine's, before the event
 	// JavaClient: the queries of the client that picks brokers itself (Config.JavaClient).
 	JavaClient *JavaClient `json:"java_client,omitempty"`
 }
@@ -102,7 +108,12 @@ type Study struct {
 	SlowStartS float64      `json:"lb_slowstart_s"`
 	// WarmS, SteadyS, TailS: the load before the steady window, the steady window, and the load
 	// after the last pod became available.
-	WarmS         float64 `json:"warm_s"`
+	WarmS float64 `json:"warm_s"`
+	// SteadyWaitS, SteadyQuietS: the most load before the steady window, and the loss-free
+	// load it began after (absent before the fleet had to settle: the steady window began WarmS
+	// into the load, whatever the fleet did).
+	SteadyWaitS   float64 `json:"steady_wait_s,omitempty"`
+	SteadyQuietS  float64 `json:"steady_quiet_s,omitempty"`
 	SteadyS       float64 `json:"steady_s"`
 	TailS         float64 `json:"tail_s"`
 	SidecarBudget string  `json:"sidecar_budget"`

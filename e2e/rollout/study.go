@@ -37,6 +37,10 @@ const DefaultBasePort = 30000
 // calibration to warm the fleet).
 const DefaultFleetWarmup = 2 * time.Minute
 
+// DefaultSteadyWait bounds the wait for a fleet that serves the load without loss before an
+// event: a fleet every pod of which was just rolled needs minutes of load on a 300m broker.
+const DefaultSteadyWait = 3 * time.Minute
+
 // The broker container's CPU by default (docs/testbed.md#the-rollout-study-on-the-bed): 3 brokers'
 // limits take 0.9 of the machine's 2 cores, leaving the servers, ZooKeeper, the controller, the
 // control plane and the load generator (outside the pods, unlimited) the rest, so that the
@@ -77,10 +81,14 @@ type Config struct {
 	FleetWarmup time.Duration
 	// RateFractions of the warm fleet's capacity the calibration tries (nil: coldstart's).
 	RateFractions []float64
-	// Warm is load before the steady window (not measured), Steady the window the rollout's
-	// p99 is compared with, Tail the load after the last pod is available.
+	// Warm is the least load before the steady window (not measured), Steady the window the
+	// rollout's p99 is compared with, Tail the load after the last pod is available.
 	Warm, Steady, Tail time.Duration
-	Settle             time.Duration // between two events
+	// SteadyWait is the most load before the steady window (default DefaultSteadyWait): the
+	// steady window begins once the fleet has served the load for SteadyQuiet without a lost
+	// query, or at SteadyWait, and then the event is recorded as begun unsettled.
+	SteadyWait time.Duration
+	Settle     time.Duration // between two events
 	// PodBound bounds an event per pod (default DefaultPodBound): a rollout not done within
 	// PodBound × the fleet (a scale-out: PodBound) is recorded as unfinished, its load stopped,
 	// and the study goes on once the fleet has rolled out with no load (or stops if it does not).
@@ -145,6 +153,7 @@ func (c Config) withDefaults() Config {
 	c.Warm = cmp.Or(c.Warm, 15*time.Second)
 	c.Steady = cmp.Or(c.Steady, 30*time.Second)
 	c.Tail = cmp.Or(c.Tail, 45*time.Second)
+	c.SteadyWait = cmp.Or(c.SteadyWait, DefaultSteadyWait)
 	c.Settle = cmp.Or(c.Settle, 5*time.Second)
 	c.PodBound = cmp.Or(c.PodBound, DefaultPodBound)
 	c.Timeout = cmp.Or(c.Timeout, coldstart.DefaultTimeout)
@@ -188,6 +197,8 @@ func (c Config) check() error {
 		return fmt.Errorf("pod bound %s: want > 0 (0: %s)", c.PodBound, DefaultPodBound)
 	case c.Warm < 0 || c.Steady <= 0 || c.Tail < 0:
 		return fmt.Errorf("warm %s, steady %s, tail %s: want warm ≥ 0, steady > 0, tail ≥ 0", c.Warm, c.Steady, c.Tail)
+	case c.SteadyWait < c.Warm:
+		return fmt.Errorf("steady wait %s: want ≥ warm %s (the least load before the steady window)", c.SteadyWait, c.Warm)
 	case rerr != nil || lerr != nil:
 		return fmt.Errorf("broker CPU request %q, limit %q: want Kubernetes CPU quantities (500m, 1): %w", c.BrokerCPURequest, c.BrokerCPULimit, errors.Join(rerr, lerr))
 	case req <= 0 || lim < req:
@@ -303,7 +314,7 @@ func RunStudy(ctx context.Context, cfg Config) (_ *Study, err error) {
 	}
 	e.study = &Study{BoostSettle: settle, PinotVersion: benv.PinotVersion(), Brokers: cfg.Brokers, BenchRows: cmp.Or(cfg.BenchRows, 1_000_000), Mix: cfg.MixName, Queries: cfg.Mix,
 		TimeoutMs: float64(cfg.Timeout.Milliseconds()), Platform: platform, SlowStartS: cfg.SlowStart.Seconds(),
-		WarmS: cfg.Warm.Seconds(), SteadyS: cfg.Steady.Seconds(), TailS: cfg.Tail.Seconds(),
+		WarmS: cfg.Warm.Seconds(), SteadyWaitS: cfg.SteadyWait.Seconds(), SteadyQuietS: SteadyQuiet.Seconds(), SteadyS: cfg.Steady.Seconds(), TailS: cfg.Tail.Seconds(),
 		SidecarBudget: cmp.Or(cfg.SidecarEnv["WARMUP_BUDGET"], "15s (default)"), BoostCPULimit: cfg.BoostCPULimit, BoostFixedHoldS: cfg.BoostFixedHold.Seconds(), BoostCompilers: cfg.BoostCompilers, GentleConcurrency: gentleConcurrency(cfg), BrokerJVMOpts: strings.Fields(platform.StatefulSet.BrokerJavaOpts),
 		Arms: map[string]*Arm{}, Machine: coldstart.DescribeMachine(), Command: cfg.Command, Smoke: cfg.Smoke, StartedAt: time.Now()}
 	e.study.Notes = append(e.study.Notes, cfg.Notes...)
@@ -478,11 +489,24 @@ func (e *env) event(ctx context.Context, arm, kind string, rate float64) error {
 		err error
 	}
 	done := make(chan loadResult, 1)
+	losses := newLossClock(time.Now)
 	go func() {
-		tr, err := coldstart.RunLoad(ctx, coldstart.LoadConfig{Rate: rate, Duration: 2 * time.Hour, Timeout: cfg.Timeout, Until: until}, cfg.Mix, bc.Send)
+		tr, err := coldstart.RunLoad(ctx, coldstart.LoadConfig{Rate: rate, Duration: 2 * time.Hour, Timeout: cfg.Timeout, Until: until, Observe: losses.Observe}, cfg.Mix, bc.Send)
 		done <- loadResult{tr, err}
 	}()
 	stopLoad := func() loadResult { close(until); return <-done }
+	settled, err := waitSettled(ctx, losses, cfg.Warm, cfg.SteadyWait, time.Second)
+	if err != nil {
+		stopLoad()
+		return fmt.Errorf("%s: %w", tag, err)
+	}
+	if settled.Settled {
+		cfg.Logger.Info("the fleet serves the load: steady window", "arm", arm, "kind", kind, "n", n, "load_s", fmt.Sprintf("%.0f", settled.Waited.Seconds()))
+	} else {
+		cfg.Logger.Warn("the fleet still lost queries: the event begins on it as it is, recorded as unsettled",
+			"arm", arm, "kind", kind, "n", n, "load_s", fmt.Sprintf("%.0f", settled.Waited.Seconds()))
+	}
+	steadyFrom := time.Now()
 	steadyCPU, err := e.steadyCPU(ctx, tag, svc, jc)
 	if err != nil {
 		stopLoad()
@@ -532,13 +556,18 @@ func (e *env) event(ctx context.Context, arm, kind string, rate float64) error {
 	}
 	t0 := lr.tr.Start
 	b := Bounds{
-		Steady:  coldstart.Window{Start: cfg.Warm, End: cfg.Warm + cfg.Steady},
+		Steady:  coldstart.Window{Start: steadyFrom.Sub(t0), End: steadyFrom.Sub(t0) + cfg.Steady},
 		Rollout: coldstart.Window{Start: began.Sub(t0), End: finished.Add(tail).Sub(t0)},
 		Done:    finished.Sub(t0),
 	}
 	events := e.w.tl.Events()
 	res := summarise(arm, n, kind, lr.tr, events, b)
 	res.LoadAverage = loadAvg
+	res.SteadyStartSeconds = b.Steady.Start.Seconds()
+	if !settled.Settled {
+		res.Unsettled = fmt.Sprintf("the fleet still lost queries %.0f s into the load (the last %.1f s before the steady window began)",
+			settled.Waited.Seconds(), settled.Quiet.Seconds())
+	}
 	if unfinished != nil {
 		res.Unfinished = unfinished.Error()
 	}
@@ -592,11 +621,8 @@ func (e *env) recoverFleet(ctx context.Context, res *Result) error {
 	return e.write()
 }
 
-// steadyCPU waits out the warm window, then measures each group's CPU over the steady window.
+// steadyCPU measures each group's CPU over the steady window.
 func (e *env) steadyCPU(ctx context.Context, tag string, svc *testbed.ServiceLB, jc *zkclient.Client) (CPUWindow, error) {
-	if err := sleep(ctx, e.cfg.Warm); err != nil {
-		return CPUWindow{}, err
-	}
 	extra := map[string][]int{GroupHAProxy: {svc.LB.PID()}}
 	if jc != nil {
 		extra[GroupJavaClient] = []int{jc.PID()}

@@ -26,6 +26,7 @@ func TestConfigCheckNamesTheBadField(t *testing.T) {
 		{func(c *Config) { c.BoostCompilers = 1 }, "boost compilers 1: want ≥ 2"},
 		{func(c *Config) { c.GentleConcurrency = 65 }, "gentle concurrency 65: want 1–64"},
 		{func(c *Config) { c.PodBound = -time.Minute }, "pod bound -1m0s: want > 0"},
+		{func(c *Config) { c.SteadyWait = 10 * time.Second }, "steady wait 10s: want ≥ warm 15s"},
 		{func(c *Config) { c.SidecarEnv = map[string]string{"WARMUP_NOPE": "1"} }, "sidecar env WARMUP_NOPE"},
 	} {
 		c := ok

@@ -35,7 +35,8 @@ func rolloutCmd(ctx context.Context, args []string, stdout, stderr io.Writer, lo
 		rate       = fs.Float64("rate", 0, "arrivals per second through the balancer; 0: calibrate on the warm fleet (see --rate-fractions)")
 		fleetWarm  = fs.Duration("fleet-warmup", rollout.DefaultFleetWarmup, "with --rate: load at that rate through every broker before the first event (the calibration does it otherwise); 0 skips it")
 		timeout    = fs.Duration("timeout", coldstart.DefaultTimeout, "client timeout: a round trip beyond it is a cancellation")
-		warm       = fs.Duration("warm", 15*time.Second, "load before the steady window (not measured)")
+		warm       = fs.Duration("warm", 15*time.Second, "the least load before the steady window (not measured)")
+		steadyWait = fs.Duration("steady-wait", rollout.DefaultSteadyWait, "the most load before the steady window: it begins once the fleet has served the load for 10 s without a lost query, or at this, and the event is then marked unsettled")
 		steady     = fs.Duration("steady", 30*time.Second, "steady window before the rollout (the helm upgrade): the p99 the rollout's is compared with")
 		tail       = fs.Duration("tail", 45*time.Second, "load after the last pod is available (its cold start comes after its Ready)")
 		settle     = fs.Duration("settle", 5*time.Second, "pause between events")
@@ -87,7 +88,7 @@ func rolloutCmd(ctx context.Context, args []string, stdout, stderr io.Writer, lo
 	}
 	cfg := rollout.Config{
 		Rollouts: *rollouts, ScaleOut: *scaleOut, JavaClient: *javaClient, JavaClientQPS: *javaQPS, Brokers: *brokers, Rate: *rate, FleetWarmup: *fleetWarm, RateFractions: fractions,
-		Warm: *warm, Steady: *steady, Tail: *tail, Settle: *settle, PodBound: *podBound, Timeout: *timeout, Mix: mix, MixName: mixName,
+		Warm: *warm, SteadyWait: *steadyWait, Steady: *steady, Tail: *tail, Settle: *settle, PodBound: *podBound, Timeout: *timeout, Mix: mix, MixName: mixName,
 		BrokerCPURequest: *cpuRequest, BrokerCPULimit: *cpuLimit, BoostCPULimit: *boostLimit, BoostFixedHold: *fixedHold, BoostCompilers: *compilers, GentleConcurrency: *gentle, JMXAgent: *jmxAgent, ReadinessDelay: *initDelay, ProxySync: *proxySync, SlowStart: *slowStart, SidecarEnv: sidecarEnv, BasePort: *basePort, BenchRows: *rows,
 		CalibrationLevels: levels, CalibrationStep: *calStep, WorkDir: *workDir, KeepWorkDir: *workDir != "",
 		Out: *out, Name: *name, Notes: notes, Command: "coldstart-bench rollout " + strings.Join(args, " "), Logger: log, Progress: nil,

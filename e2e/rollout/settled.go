@@ -34,10 +34,13 @@ func (c *lossClock) Observe(r coldstart.Record) {
 	c.lost(c.now())
 }
 
+// lost keeps the latest loss: query goroutines read the clock and report out of order.
 func (c *lossClock) lost(at time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.lastLoss = at
+	if at.After(c.lastLoss) {
+		c.lastLoss = at
+	}
 }
 
 // quietFor is how long the load has gone without a lost query.
@@ -54,6 +57,16 @@ type settlement struct {
 	Waited  time.Duration
 	Quiet   time.Duration // since the latest loss, then
 	Settled bool
+}
+
+// unsettled says why the steady window began on a fleet still losing queries ("" if it had
+// settled): the record's and the log's words.
+func (s settlement) unsettled() string {
+	if s.Settled {
+		return ""
+	}
+	return fmt.Sprintf("the fleet still lost queries %.0f s into the load (the last %.1f s before the steady window began)",
+		s.Waited.Seconds(), s.Quiet.Seconds())
 }
 
 // waitSettled returns once at least warm has passed and the load has gone quiet for SteadyQuiet,

@@ -127,3 +127,24 @@ func TestUnsettledEventsAreMarked(t *testing.T) {
 		t.Errorf("a study with no unsettled event, made before the rule, mentions it:\n%s", md)
 	}
 }
+
+// A loss reported late (its goroutine read the clock before another's) does not move the latest
+// loss back; a settled wait has no reason, an unsettled one says how long and how quiet.
+func TestLossClockKeepsTheLatestAndSaysWhy(t *testing.T) {
+	t0 := time.Date(2026, 12, 5, 12, 0, 0, 0, time.UTC)
+	clk := &fakeClock{t: t0, step: time.Second}
+	c := newLossClock(clk.now) // t0+1
+	c.lost(t0.Add(10 * time.Second))
+	c.lost(t0.Add(5 * time.Second))
+	clk.t = t0.Add(11 * time.Second)
+	if q := c.quietFor(); q != 2*time.Second { // read at t0+12
+		t.Errorf("quiet %s, want 2s since the loss at t0+10s", q)
+	}
+	if why := (settlement{Waited: time.Minute, Quiet: 10 * time.Second, Settled: true}).unsettled(); why != "" {
+		t.Errorf("a settled wait says %q", why)
+	}
+	want := "the fleet still lost queries 180 s into the load (the last 0.4 s before the steady window began)"
+	if why := (settlement{Waited: 3 * time.Minute, Quiet: 400 * time.Millisecond}).unsettled(); why != want {
+		t.Errorf("unsettled() = %q, want %q", why, want)
+	}
+}

@@ -500,11 +500,10 @@ func (e *env) event(ctx context.Context, arm, kind string, rate float64) error {
 		stopLoad()
 		return fmt.Errorf("%s: %w", tag, err)
 	}
-	if settled.Settled {
-		cfg.Logger.Info("the fleet serves the load: steady window", "arm", arm, "kind", kind, "n", n, "load_s", fmt.Sprintf("%.0f", settled.Waited.Seconds()))
+	if why := settled.unsettled(); why != "" {
+		cfg.Logger.Warn("the event begins on the fleet as it is, recorded as unsettled", "arm", arm, "kind", kind, "n", n, "why", why)
 	} else {
-		cfg.Logger.Warn("the fleet still lost queries: the event begins on it as it is, recorded as unsettled",
-			"arm", arm, "kind", kind, "n", n, "load_s", fmt.Sprintf("%.0f", settled.Waited.Seconds()))
+		cfg.Logger.Info("the fleet serves the load: steady window", "arm", arm, "kind", kind, "n", n, "load_s", fmt.Sprintf("%.0f", settled.Waited.Seconds()))
 	}
 	steadyFrom := time.Now()
 	steadyCPU, err := e.steadyCPU(ctx, tag, svc, jc)
@@ -563,11 +562,7 @@ func (e *env) event(ctx context.Context, arm, kind string, rate float64) error {
 	events := e.w.tl.Events()
 	res := summarise(arm, n, kind, lr.tr, events, b)
 	res.LoadAverage = loadAvg
-	res.SteadyStartSeconds = b.Steady.Start.Seconds()
-	if !settled.Settled {
-		res.Unsettled = fmt.Sprintf("the fleet still lost queries %.0f s into the load (the last %.1f s before the steady window began)",
-			settled.Waited.Seconds(), settled.Quiet.Seconds())
-	}
+	res.SteadyStartSeconds, res.Unsettled = b.Steady.Start.Seconds(), settled.unsettled()
 	if unfinished != nil {
 		res.Unfinished = unfinished.Error()
 	}

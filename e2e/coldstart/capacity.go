@@ -213,12 +213,23 @@ func Calibrate(ctx context.Context, cfg CalibrateConfig, mix Mix, send SendFunc,
 func (c *Calibration) Note() string {
 	if c.Fallback {
 		return fmt.Sprintf("rate %.0f QPS = %.0f%% of the warm broker's closed-loop capacity %.0f QPS (%d clients), the LOWEST share tried: "+
-			"even it failed on the warm broker (p99 %.0f ms > %.0f ms, %d cancelled), so the machine was too busy and the figures are suspect",
-			c.Rate, 100*c.Fraction, c.Capacity.QPS, c.Capacity.Concurrency, c.Check.P99Ms, c.WarmP99LimitMs, c.Check.Cancelled)
+			"even it failed on the warm broker (p99 %.0f ms > %.0f ms, %d cancelled), %s",
+			c.Rate, 100*c.Fraction, c.Capacity.QPS, c.Capacity.Concurrency, c.Check.P99Ms, c.WarmP99LimitMs, c.Check.Cancelled, c.fallbackCause())
 	}
 	return fmt.Sprintf("rate %.0f QPS = %.0f%% of the warm broker's closed-loop capacity %.0f QPS (%d clients), the highest share "+
 		"a warm broker served open-loop with no cancellation and p99 ≤ %.0f ms (p99 %.0f ms at that rate)",
 		c.Rate, 100*c.Fraction, c.Capacity.QPS, c.Capacity.Concurrency, c.WarmP99LimitMs, c.Check.P99Ms)
+}
+
+// fallbackCause says why no share passed. A mix whose p99 with one query in flight is already over
+// the limit cannot pass at any rate on this broker (its slowest shapes, not the load, set the p99:
+// the multi-stage mix at 300m); otherwise the queueing came from elsewhere, a busy machine.
+func (c *Calibration) fallbackCause() string {
+	if len(c.Steps) > 0 && c.Steps[0].Concurrency == 1 && c.Steps[0].P99Ms > c.WarmP99LimitMs {
+		return fmt.Sprintf("but with one query in flight the mix's p99 was already %.0f ms: the limit is below what this mix "+
+			"costs on this broker, not a sign of load, and the rate is a share of the capacity as asked", c.Steps[0].P99Ms)
+	}
+	return "so the machine was too busy and the figures are suspect"
 }
 
 // Table renders the calibration as Markdown.

@@ -91,6 +91,27 @@ func TestCalibrateFallsBackLoudlyWhenNoRateIsComfortable(t *testing.T) {
 	}
 }
 
+// A fallback names its cause: a mix whose one-client p99 is over the limit never passes, however
+// light the load (the multi-stage mix on a 300m broker); a mix under it failed for the machine's load.
+func TestFallbackNoteNamesTheMixOrTheMachine(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		first CapacityStep
+		want  string
+	}{
+		{"one client already over the limit", CapacityStep{Concurrency: 1, P99Ms: 521}, "with one query in flight the mix's p99 was already 521 ms"},
+		{"one client under the limit", CapacityStep{Concurrency: 1, P99Ms: 120}, "the machine was too busy"},
+		{"no one-client step", CapacityStep{Concurrency: 2, P99Ms: 521}, "the machine was too busy"},
+	} {
+		c := &Calibration{Steps: []CapacityStep{tc.first}, Capacity: CapacityStep{Concurrency: 32, QPS: 27},
+			OpenLoop: []OpenLoopStep{{Fraction: 0.25, Rate: 5}}, Fraction: 0.25, Rate: 5, WarmP99LimitMs: 250,
+			Check: WindowStats{P99Ms: 275}, Fallback: true}
+		if n := c.Note(); !strings.Contains(n, tc.want) || !strings.Contains(n, "the LOWEST share tried") {
+			t.Errorf("%s: note %q, want it to say %q", tc.name, n, tc.want)
+		}
+	}
+}
+
 // A cold broker's errors (multi-stage planning timing out) wear off: the warm-up goes on until
 // they do; a mix that keeps failing ends it, after warmTries, with the count.
 func TestWarmingOutlastsAColdBrokersErrors(t *testing.T) {

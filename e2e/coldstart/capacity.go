@@ -225,9 +225,10 @@ func (c *Calibration) Note() string {
 // the limit cannot pass at any rate on this broker (its slowest shapes, not the load, set the p99:
 // the multi-stage mix at 300m); otherwise the queueing came from elsewhere, a busy machine.
 func (c *Calibration) fallbackCause() string {
-	if len(c.Steps) > 0 && c.Steps[0].Concurrency == 1 && c.Steps[0].P99Ms > c.WarmP99LimitMs {
+	// --calibration-levels keeps the order it is given in: find the one-client step, not the first.
+	if i := slices.IndexFunc(c.Steps, func(s CapacityStep) bool { return s.Concurrency == 1 }); i >= 0 && c.Steps[i].P99Ms > c.WarmP99LimitMs {
 		return fmt.Sprintf("but with one query in flight the mix's p99 was already %.0f ms: the limit is below what this mix "+
-			"costs on this broker, not a sign of load, and the rate is a share of the capacity as asked", c.Steps[0].P99Ms)
+			"costs on this broker, not a sign of load, and the rate is a share of the capacity as asked", c.Steps[i].P99Ms)
 	}
 	return "so the machine was too busy and the figures are suspect"
 }

@@ -96,14 +96,15 @@ func TestCalibrateFallsBackLoudlyWhenNoRateIsComfortable(t *testing.T) {
 func TestFallbackNoteNamesTheMixOrTheMachine(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
-		first CapacityStep
+		steps []CapacityStep
 		want  string
 	}{
-		{"one client already over the limit", CapacityStep{Concurrency: 1, P99Ms: 521}, "with one query in flight the mix's p99 was already 521 ms"},
-		{"one client under the limit", CapacityStep{Concurrency: 1, P99Ms: 120}, "the machine was too busy"},
-		{"no one-client step", CapacityStep{Concurrency: 2, P99Ms: 521}, "the machine was too busy"},
+		{"one client already over the limit", []CapacityStep{{Concurrency: 1, P99Ms: 521}}, "with one query in flight the mix's p99 was already 521 ms"},
+		{"one client under the limit", []CapacityStep{{Concurrency: 1, P99Ms: 120}}, "the machine was too busy"},
+		{"no one-client step", []CapacityStep{{Concurrency: 2, P99Ms: 521}}, "the machine was too busy"},
+		{"levels given out of order", []CapacityStep{{Concurrency: 4, P99Ms: 900}, {Concurrency: 1, P99Ms: 521}}, "with one query in flight the mix's p99 was already 521 ms"},
 	} {
-		c := &Calibration{Steps: []CapacityStep{tc.first}, Capacity: CapacityStep{Concurrency: 32, QPS: 27},
+		c := &Calibration{Steps: tc.steps, Capacity: CapacityStep{Concurrency: 32, QPS: 27},
 			OpenLoop: []OpenLoopStep{{Fraction: 0.25, Rate: 5}}, Fraction: 0.25, Rate: 5, WarmP99LimitMs: 250,
 			Check: WindowStats{P99Ms: 275}, Fallback: true}
 		if n := c.Note(); !strings.Contains(n, tc.want) || !strings.Contains(n, "the LOWEST share tried") {

@@ -19,6 +19,7 @@ func Markdown(s *Study, name string) string {
 	}
 	b.WriteString(Table(s))
 	b.WriteString("\n" + Method(s) + "\n")
+	b.WriteString(targetsSection(s))
 	for _, arm := range s.ArmNames() {
 		if png := name + "-" + arm + ".png"; worstRollout(s.Arms[arm].Rollouts) != nil {
 			fmt.Fprintf(&b, "\n![%s timeline](%s)\n", arm, png)

@@ -92,7 +92,7 @@ func entryVerdict(events []*Result) Verdict {
 			ratios = append(ratios, e.Ratio)
 		}
 	}
-	return maxVerdict(ratios, TargetEntryRatio, "pods", "no pod entered within the event")
+	return maxVerdict(ratios, TargetEntryRatio, "pod", "no pod entered within the event")
 }
 
 // worstVerdict: every event's worst 10 s within TargetWorst10sRatio of its steady p99.
@@ -101,7 +101,7 @@ func worstVerdict(events []*Result) Verdict {
 	for _, r := range events {
 		ratios = append(ratios, r.Worst10sRatio)
 	}
-	return maxVerdict(ratios, TargetWorst10sRatio, "events", "")
+	return maxVerdict(ratios, TargetWorst10sRatio, "event", "")
 }
 
 // neighbourVerdict: the pods in service, while a sidecar warmed a pod out of it, within
@@ -116,7 +116,7 @@ func neighbourVerdict(arm string, events []*Result) Verdict {
 			ratios = append(ratios, p.Warming.Ratio)
 		}
 	}
-	return maxVerdict(ratios, TargetNeighboursRatio, "events", "no query while a pod was warmed")
+	return maxVerdict(ratios, TargetNeighboursRatio, "event", "no query while a pod was warmed")
 }
 
 // durationVerdict: the arm's median rollout within TargetDurationVsOff of off's. An unfinished
@@ -160,7 +160,7 @@ func medianDuration(s *Study, arm string) float64 {
 }
 
 // maxVerdict: every ratio at or under limit; the figure is the highest and how many of what
-// were over it. none names why there is no ratio (empty: "none").
+// (a singular noun: "pod", "event") were over it. none names why there is no ratio (empty: "none").
 func maxVerdict(ratios []float64, limit float64, what, none string) Verdict {
 	if len(ratios) == 0 {
 		if none == "" {
@@ -176,7 +176,7 @@ func maxVerdict(ratios []float64, limit float64, what, none string) Verdict {
 	}
 	fig := fmt.Sprintf("max %.1f×", slices.Max(ratios))
 	if over > 0 {
-		fig += fmt.Sprintf(", %d of %d %s over", over, len(ratios), what)
+		fig += fmt.Sprintf(", %d of %s over", over, countOf(len(ratios), what))
 	}
 	return Verdict{Known: true, Met: over == 0, Figure: fig}
 }
@@ -202,11 +202,14 @@ func targetsSection(s *Study) string {
 	return b.String()
 }
 
-func eventsWord(n int) string {
+func eventsWord(n int) string { return countOf(n, "event") }
+
+// countOf is "1 pod" or "n pods".
+func countOf(n int, what string) string {
 	if n == 1 {
-		return "1 event"
+		return "1 " + what
 	}
-	return fmt.Sprintf("%d events", n)
+	return fmt.Sprintf("%d %ss", n, what)
 }
 
 func unsettledEvents(s *Study) int {

@@ -23,7 +23,7 @@ func TestTargetsJudgeEachArmFromItsFigures(t *testing.T) {
 			{Arm: ArmOnFast, N: 1, Kind: "scale_out", DurationSeconds: 40, Worst10sRatio: 2.2, Entries: []Entry{{Ratio: 1.6}}, NeighboursByPhase: warming(1.0)},
 		}},
 		ArmOffFast: {Rollouts: []*Result{
-			{Arm: ArmOffFast, N: 1, Kind: "rollout", DurationSeconds: 500, Unfinished: "not rolled out", Failed: 3},
+			{Arm: ArmOffFast, N: 1, Kind: "rollout", DurationSeconds: 500, Unfinished: "not rolled out", Failed: 3, Worst10sRatio: 3},
 		}},
 	}}
 	got := map[string]ArmTargets{}
@@ -48,6 +48,7 @@ func TestTargetsJudgeEachArmFromItsFigures(t *testing.T) {
 		{"off_fast lost", got[ArmOffFast].Lost, "**missed**: 1 of 1 event lost queries (at most 3); 1 did not finish"},
 		{"off_fast duration", got[ArmOffFast].Duration, "**missed**: a rollout did not finish"},
 		{"off_fast entry", got[ArmOffFast].Entry, "– (no pod entered within the event)"},
+		{"off_fast worst", got[ArmOffFast].Worst, "**missed**: max 3.0×, 1 of 1 event over"},
 	}
 	for _, c := range cases {
 		if got := c.v.String(); got != c.want {

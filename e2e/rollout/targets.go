@@ -7,9 +7,10 @@ import (
 )
 
 // The targets a rollout with the gate deciding is held to (docs/benchmarks.md, "Every arm on a
-// mix of your own, and every study against the targets"): nothing lost in any event, each pod's first 10 s in the Service and the
-// worst 10 s within a multiple of the steady p99, a rollout much shorter than the chart's 60 s
-// delay gives, and a warmup that does not cost the pods in service.
+// mix of your own, and every study against the targets"): nothing lost in any event, each pod's
+// first 10 s in the Service and the worst 10 s within a multiple of the steady p99, a rollout
+// much shorter than the chart's 60 s delay gives, and a warmup that does not cost the pods in
+// service.
 const (
 	TargetEntryRatio      = 1.5
 	TargetWorst10sRatio   = 2.0

@@ -3,7 +3,6 @@ package rollout
 import (
 	"cmp"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -32,7 +31,7 @@ func Markdown(s *Study, name string) string {
 	var unfinished, unsettled []string
 	for _, arm := range s.ArmNames() {
 		a := s.Arms[arm]
-		for _, r := range append(slices.Clone(a.Rollouts), a.ScaleOuts...) {
+		for _, r := range a.Events() {
 			f, c := byPhase(r)
 			fmt.Fprintf(&b, "| %s | %s %d%s | %d (%s) | %d (%s) | %.0f ms | %.0f ms (%.1f×) | %s | %s | %s | %s | %s | %d | %s | %s | %s |\n",
 				arm, r.Kind, r.N, unsettledMark(r), r.Failed, f, r.Cancelled, c, r.Steady.P99Ms, r.Worst10sP99Ms, r.Worst10sRatio, quietCell(r), entriesCell(r), neighboursCell(r),
@@ -441,7 +440,7 @@ func javaSection(s *Study) string {
 	var b strings.Builder
 	for _, arm := range s.ArmNames() {
 		a := s.Arms[arm]
-		for _, r := range append(slices.Clone(a.Rollouts), a.ScaleOuts...) {
+		for _, r := range a.Events() {
 			j := r.JavaClient
 			if j == nil {
 				continue

@@ -1,6 +1,7 @@
 package rollout
 
 import (
+	"slices"
 	"time"
 
 	"github.com/warmup-sidecar/warmup-sidecar/e2e/coldstart"
@@ -88,6 +89,11 @@ type Arm struct {
 	// StatefulSet as the API server held it after the arm's events; SidecarProbe nil: no sidecar).
 	BrokerProbe  *ProbeJSON `json:"broker_readiness_probe,omitempty"`
 	SidecarProbe *ProbeJSON `json:"sidecar_readiness_probe,omitempty"`
+}
+
+// Events are the arm's rollouts, then its scale-outs.
+func (a *Arm) Events() []*Result {
+	return append(slices.Clone(a.Rollouts), a.ScaleOuts...)
 }
 
 // Study is the whole rollout study: the JSON of results/rollout/.

@@ -20,7 +20,7 @@ func restartsSection(s *Study) string {
 		var cold, warm, ready, boost, givenBack, jitStart, jitEntry, jitLate []float64
 		verdicts := map[string]int{}
 		lost, restarts, extras := 0, 0, false
-		for _, r := range append(slices.Clone(a.Rollouts), a.ScaleOuts...) {
+		for _, r := range a.Events() {
 			lost += r.Failed + r.Cancelled
 			for _, e := range r.Entries {
 				cold = append(cold, e.P99Ms)

@@ -50,7 +50,7 @@ func Targets(s *Study) []ArmTargets {
 	var out []ArmTargets
 	for _, arm := range s.ArmNames() {
 		a := s.Arms[arm]
-		events := append(slices.Clone(a.Rollouts), a.ScaleOuts...)
+		events := a.Events()
 		if len(events) == 0 {
 			continue
 		}
@@ -102,7 +102,7 @@ func worstVerdict(events []*Result) Verdict {
 	for _, r := range events {
 		ratios = append(ratios, r.Worst10sRatio)
 	}
-	return maxVerdict(ratios, TargetWorst10sRatio, "event", "")
+	return maxVerdict(ratios, TargetWorst10sRatio, "event", "no event")
 }
 
 // neighbourVerdict: the pods in service, while a sidecar warmed a pod out of it, within
@@ -161,12 +161,9 @@ func medianDuration(s *Study, arm string) float64 {
 }
 
 // maxVerdict: every ratio at or under limit; the figure is the highest and how many of what
-// (a singular noun: "pod", "event") were over it. none names why there is no ratio (empty: "none").
+// (a singular noun: "pod", "event") were over it. none names why there is no ratio.
 func maxVerdict(ratios []float64, limit float64, what, none string) Verdict {
 	if len(ratios) == 0 {
-		if none == "" {
-			none = "none"
-		}
 		return Verdict{Figure: none}
 	}
 	over := 0
@@ -216,7 +213,7 @@ func countOf(n int, what string) string {
 func unsettledEvents(s *Study) int {
 	n := 0
 	for _, a := range s.Arms {
-		for _, r := range append(slices.Clone(a.Rollouts), a.ScaleOuts...) {
+		for _, r := range a.Events() {
 			if r.Unsettled != "" {
 				n++
 			}

@@ -440,6 +440,9 @@ must_fail "umbrella refuses a limit-only boost of a Guaranteed pod (the give-bac
 check "umbrella accepts a Guaranteed pod's request and limit boosted together" \
 	helm template pinot "$UMB" --kube-version 1.34.0 -f "$WORK/values/umbrella-boost.yaml" -f "$WORK/values/umbrella-boost-guaranteed.yaml" \
 	--set-string pinot-broker-warmup.brokerCpuBoost.cpu.request=4
+must_fail "umbrella refuses it with the memory limit written another way (2048Mi for the request's 2Gi: one amount)" \
+	helm template pinot "$UMB" --kube-version 1.34.0 -f "$WORK/values/umbrella-boost.yaml" -f "$WORK/values/umbrella-boost-guaranteed.yaml" \
+	--set-string broker.resources.limits.memory=2048Mi
 must_fail "native sidecar refused below Kubernetes 1.29" \
 	helm template pinot "$UMB" --kube-version 1.28.0 -f "$WORK/values/umbrella-native.yaml"
 
@@ -725,6 +728,10 @@ check "inject without a broker: an error naming the labels looked for and the va
 	"no broker StatefulSet" "app=pinot, component=broker" brokerPodLabels nameOverride broker.name "enabled: false" --
 check "inject brokerCpuBoost on the chart's default broker (no CPU): refused, naming broker.resources.limits.cpu" inject_fails default \
 	"StatefulSet pinot-broker" "no CPU request or limit" broker.resources.limits.cpu -- --values="$WORK/values/inject-boost.yaml"
+printf 'brokerCpuBoost:\n  enabled: true\n  cpu:\n    limit: "4"\n  serviceAccount:\n    create: true\n    name: pinot\n' >"$WORK/values/inject-boost-sa-pinot.yaml"
+check "inject brokerCpuBoost creating a ServiceAccount named as the chart's pinot: refused, naming both" inject_fails cpu-limits \
+	"ServiceAccount pinot/pinot" "brokerCpuBoost of StatefulSet pinot-broker" "pinot/templates/serviceaccount.yaml" \
+	brokerCpuBoost.serviceAccount.name -- --values="$WORK/values/inject-boost-sa-pinot.yaml"
 printf 'enabled: false\n' >"$WORK/values/inject-off.yaml"
 check "inject without a broker, enabled: false: passed through unchanged" bash -c \
 	'"$1" --values="$2" <"$3" | cmp - "$3"' _ "$INJECT" "$WORK/values/inject-off.yaml" "$WORK/official-nobroker.yaml"

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	yaml "go.yaml.in/yaml/v3"
+	"helm.sh/helm/v3/pkg/chart"
 	"helm.sh/helm/v3/pkg/chart/loader"
 	"helm.sh/helm/v3/pkg/chartutil"
 	"helm.sh/helm/v3/pkg/engine"
@@ -176,6 +177,17 @@ func umbrellaValues(t *testing.T, values string) map[string]any {
 // umbrella's own default values.
 func renderUmbrella(t *testing.T, values map[string]any) ([]k8sObject, map[string]any) {
 	t.Helper()
+	out, parent, err := renderUmbrellaAt(t, values, "v1.29.0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return objects(t, out["pinot-broker-with-warmup/templates/statefulset.yaml"]), parent.Values
+}
+
+// renderUmbrellaAt renders the example umbrella chart through Helm's library at a Kubernetes
+// version: every template's output, the chart, and the render's error (a template's fail).
+func renderUmbrellaAt(t *testing.T, values map[string]any, kubeVersion string) (map[string]string, *chart.Chart, error) {
+	t.Helper()
 	parent, err := loader.Load(umbrellaDir)
 	if err != nil {
 		t.Fatal(err)
@@ -186,17 +198,17 @@ func renderUmbrella(t *testing.T, values map[string]any) ([]k8sObject, map[strin
 	}
 	parent.AddDependency(sub)
 	caps := chartutil.DefaultCapabilities.Copy()
-	kv, _ := chartutil.ParseKubeVersion("v1.29.0")
+	kv, err := chartutil.ParseKubeVersion(kubeVersion)
+	if err != nil {
+		t.Fatal(err)
+	}
 	caps.KubeVersion = *kv
 	top, err := chartutil.ToRenderValues(parent, values, chartutil.ReleaseOptions{Name: "pinot", Namespace: "pinot"}, caps)
 	if err != nil {
 		t.Fatal(err)
 	}
 	out, err := engine.Render(parent, top)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return objects(t, out["pinot-broker-with-warmup/templates/statefulset.yaml"]), parent.Values
+	return out, parent, err
 }
 
 func TestUmbrellaPathMatchesInject(t *testing.T) {

@@ -84,7 +84,7 @@ func injectAll(r *renderer, docs []manifest, log io.Writer) ([]manifest, error) 
 	if len(targets) == 0 {
 		return nil, noBrokerErr(podLabels)
 	}
-	var objects []string
+	var objects []boostObjects
 	for _, t := range targets {
 		warmup := map[string]any{}
 		if t.port > 0 {
@@ -131,7 +131,7 @@ func injectAll(r *renderer, docs []manifest, log io.Writer) ([]manifest, error) 
 		}
 		if spliceCPUBoost(documentRoot(d.node), t.container, inj) {
 			d.changed = true
-			objects = append(objects, inj.cpuBoostObjects)
+			objects = append(objects, boostObjects{t.name, inj.cpuBoostObjects})
 		}
 		fmt.Fprintf(log, prog+": StatefulSet %s: sidecar added (%s%s%s%s%s)\n", t.name, describePort(t.port, brokerURL),
 			describeController(controller), describeJavaOpts(javaOptsEnv, inj.brokerJavaOpts), describeBoost(inj), describeMatch(t, podLabels))
@@ -146,12 +146,15 @@ func injectAll(r *renderer, docs []manifest, log io.Writer) ([]manifest, error) 
 	}
 	for _, o := range objects {
 		var err error
-		if docs, err = addObjects(docs, o); err != nil {
+		if docs, err = addObjects(docs, o.stream, o.statefulSet); err != nil {
 			return nil, err
 		}
 	}
 	return docs, nil
 }
+
+// boostObjects are the objects one StatefulSet's boost adds beside its pods (a YAML stream).
+type boostObjects struct{ statefulSet, stream string }
 
 // describePort: 0 is a port inject could not tell, which only an explicit brokerUrl allows.
 func describePort(port int, brokerURL string) string {

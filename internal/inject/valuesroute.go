@@ -148,6 +148,7 @@ func valuesFor(r *renderer, raw []byte, log io.Writer) (routeOutput, error) {
 		return routeOutput{}, inputErr(err)
 	}
 	release := t.labels["release"]
+	fmt.Fprintf(log, "%s values: StatefulSet %s: %s\n", prog, t.name, describeOverlay(values))
 	overlay, err := encode(&yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{values}, HeadComment: overlayHeader(release, t.namespace)})
 	if err != nil {
 		return routeOutput{}, fmt.Errorf("writing the values: %w", err)
@@ -157,6 +158,31 @@ func valuesFor(r *renderer, raw []byte, log io.Writer) (routeOutput, error) {
 		return routeOutput{}, inputErr(err)
 	}
 	return routeOutput{overlay: []byte(overlay), companion: comp}, nil
+}
+
+// describeOverlay names the broker values the overlay restates, and the operator's own init
+// containers it keeps (Helm replaces a list whole: they are in it).
+func describeOverlay(values *yaml.Node) string {
+	broker := mapValue(values, "broker")
+	var keys []string
+	for i := 0; i+1 < len(broker.Content); i += 2 {
+		k := broker.Content[i].Value
+		if sub := broker.Content[i+1]; sub.Kind == yaml.MappingNode {
+			for j := 0; j+1 < len(sub.Content); j += 2 {
+				keys = append(keys, k+"."+sub.Content[j].Value)
+			}
+			continue
+		}
+		keys = append(keys, k)
+	}
+	own := 0
+	for _, c := range items(mapValue(broker, "initContainers")) {
+		if nameOf(c) != sidecarContainer {
+			own++
+		}
+	}
+	return fmt.Sprintf("writes broker values %s (broker.initContainers keeps your %d own); pass it after your values files, and write it again when you change those values",
+		strings.Join(keys, ", "), own)
 }
 
 // brokerConf is the text of a broker's pinot-broker.conf in docs ("" when not found).

@@ -21,7 +21,7 @@ func inject(r *renderer, in io.Reader, out, log io.Writer) error {
 		_, err := out.Write(raw)
 		return err
 	}
-	docs, err = injectAll(r, docs, log)
+	docs, _, err = injectAll(r, docs, log)
 	if err != nil {
 		return err
 	}
@@ -43,8 +43,9 @@ func inject(r *renderer, in io.Reader, out, log io.Writer) error {
 }
 
 // injectAll edits the parsed documents in place, and adds the objects the chart renders beside
-// the pods (brokerCpuBoost's ServiceAccount, Role and RoleBinding) at the end.
-func injectAll(r *renderer, docs []manifest, log io.Writer) ([]manifest, error) {
+// the pods (brokerCpuBoost's ServiceAccount, Role and RoleBinding) at the end. It returns the
+// broker StatefulSets it edited with the documents.
+func injectAll(r *renderer, docs []manifest, log io.Writer) ([]manifest, []brokerTarget, error) {
 	podLabels := stringMap(lookup(r.values, "brokerPodLabels"))
 	containerName, _ := lookup(r.values, "brokerContainerName").(string)
 	javaOptsEnv, _ := lookup(r.values, "brokerJvm", "javaOptsEnv").(string)
@@ -60,7 +61,7 @@ func injectAll(r *renderer, docs []manifest, log io.Writer) ([]manifest, error) 
 		case "Service":
 			var s service
 			if err := d.node.Decode(&s); err != nil {
-				return nil, inputErr(fmt.Errorf("reading Service %s (line %d): %w", d.obj.Metadata.Name, d.line, err))
+				return nil, nil, inputErr(fmt.Errorf("reading Service %s (line %d): %w", d.obj.Metadata.Name, d.line, err))
 			}
 			services = append(services, s)
 		case "ConfigMap":
@@ -68,7 +69,7 @@ func injectAll(r *renderer, docs []manifest, log io.Writer) ([]manifest, error) 
 		case "StatefulSet":
 			var sts statefulSet
 			if err := d.node.Decode(&sts); err != nil {
-				return nil, inputErr(fmt.Errorf("reading StatefulSet %s (line %d): %w", d.obj.Metadata.Name, d.line, err))
+				return nil, nil, inputErr(fmt.Errorf("reading StatefulSet %s (line %d): %w", d.obj.Metadata.Name, d.line, err))
 			}
 			match, container := matchBroker(d.obj, sts, podLabels, containerName)
 			if match == notBroker {
@@ -76,13 +77,13 @@ func injectAll(r *renderer, docs []manifest, log io.Writer) ([]manifest, error) 
 			}
 			t, err := newBrokerTarget(i, sts, match, container, brokerURL != "")
 			if err != nil {
-				return nil, inputErr(err)
+				return nil, nil, inputErr(err)
 			}
 			targets = append(targets, t)
 		}
 	}
 	if len(targets) == 0 {
-		return nil, noBrokerErr(podLabels)
+		return nil, nil, noBrokerErr(podLabels)
 	}
 	var objects []boostObjects
 	for _, t := range targets {
@@ -96,7 +97,7 @@ func injectAll(r *renderer, docs []manifest, log io.Writer) ([]manifest, error) 
 		}
 		if cpuBoostOn(r.values) {
 			if err := cpuBoostOverrides(r.values, t, overrides); err != nil {
-				return nil, inputErr(err)
+				return nil, nil, inputErr(err)
 			}
 		}
 		controller := ""
@@ -108,7 +109,7 @@ func injectAll(r *renderer, docs []manifest, log io.Writer) ([]manifest, error) 
 		}
 		inj, err := r.render(overrides, t.namespace)
 		if err != nil {
-			return nil, usageErr(fmt.Errorf("StatefulSet %s: %w", t.name, err))
+			return nil, nil, usageErr(fmt.Errorf("StatefulSet %s: %w", t.name, err))
 		}
 		d := &docs[t.index]
 		if splicePod(documentRoot(d.node), inj) {
@@ -116,7 +117,7 @@ func injectAll(r *renderer, docs []manifest, log io.Writer) ([]manifest, error) 
 		}
 		if inj.brokerConfig != "" {
 			if err := addListener(docs, configMaps, t, inj.brokerConfig); err != nil {
-				return nil, inputErr(err)
+				return nil, nil, inputErr(err)
 			}
 		}
 		if addBrokerMounts(documentRoot(d.node), t.container, inj.brokerVolumeMounts) {
@@ -125,7 +126,7 @@ func injectAll(r *renderer, docs []manifest, log io.Writer) ([]manifest, error) 
 		if inj.brokerJavaOpts != "" {
 			changed, err := addJavaOpts(documentRoot(d.node), t, javaOptsEnv, inj.brokerJavaOpts, jvmLevers(r.values))
 			if err != nil {
-				return nil, inputErr(err)
+				return nil, nil, inputErr(err)
 			}
 			d.changed = d.changed || changed
 		}
@@ -137,7 +138,7 @@ func injectAll(r *renderer, docs []manifest, log io.Writer) ([]manifest, error) 
 			describeController(controller), describeJavaOpts(javaOptsEnv, inj.brokerJavaOpts), describeBoost(inj), describeMatch(t, podLabels))
 		gated, gateNote, err := gateBrokerProbes(documentRoot(d.node), t, r.values)
 		if err != nil {
-			return nil, inputErr(err)
+			return nil, nil, inputErr(err)
 		}
 		d.changed = d.changed || gated
 		if gateNote != "" {
@@ -147,10 +148,10 @@ func injectAll(r *renderer, docs []manifest, log io.Writer) ([]manifest, error) 
 	for _, o := range objects {
 		var err error
 		if docs, err = addObjects(docs, o.stream, o.statefulSet); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
-	return docs, nil
+	return docs, targets, nil
 }
 
 // boostObjects are the objects one StatefulSet's boost adds beside its pods (a YAML stream).

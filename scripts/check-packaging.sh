@@ -680,6 +680,26 @@ helm4_native_without_version() {
 check "helm (Helm 4) --post-renderer warmup-inject, nativeSidecar without --kube-version: the plugin fails, helm stops" \
 	helm4_native_without_version
 
+# ---- The values route: the official chart's own values, on Helm 4, as the README gives it -----
+values_route() { # WARMUP-VALUES OUT-PREFIX
+	helm template pinot "$FIXTURES/pinot-chart-release-1.5.1.tgz" --namespace pinot --kube-version 1.34.0 |
+		"$INJECT" values -f "$1" --kube-version 1.34.0 --companion "$2-companion.yaml" >"$2-values.yaml" &&
+		helm template pinot "$FIXTURES/pinot-chart-release-1.5.1.tgz" --namespace pinot --kube-version 1.34.0 \
+			-f "$2-values.yaml" >"$2-rendered.yaml" &&
+		helm template pinot-warmup "$CHART" --namespace pinot --kube-version 1.34.0 -f "$2-companion.yaml" >"$2-companion-rendered.yaml"
+}
+printf 'brokerReadiness: {decidedBy: sidecar}\npodMonitor: {enabled: true}\n' >"$WORK/values/route-gate.yaml"
+check "helm template | warmup-inject values | helm template -f (Helm 4): the official chart with the values route" \
+	values_route "$WORK/values/route-gate.yaml" "$WORK/route-gate"
+check "values route (Helm 4): one sidecar per broker StatefulSet, in initContainers" \
+	sidecar_in "$WORK/route-gate-rendered.yaml" initContainers
+check "kubernetes-validate --strict values route (Helm 4) at 1.34.0" validate "$WORK/route-gate-rendered.yaml" 1.34.0
+check "yamllint the values route's two files" yamllint -d relaxed "$WORK/route-gate-values.yaml" "$WORK/route-gate-companion.yaml"
+check "values route companion (Helm 4): the PodMonitor for the release's broker pods" \
+	grep -q 'release: pinot' "$WORK/route-gate-companion-rendered.yaml"
+check "go test ./internal/inject -run 'ValuesRoute|GitOps' with Helm 4 required (docs/gitops rendered through the helm CLI)" \
+	env WARMUP_REQUIRE_HELM4=1 go test -count=1 -run 'ValuesRoute|GitOps' ./internal/inject/
+
 # ---- warmup-inject on the official chart rendered live with values that once fooled it -------
 # (issue 34). Each rendering must equal its copy in testdata/pinot-helm (cmd/warmup-inject's
 # tests run the built binary on those copies; the README there gives each command), then the

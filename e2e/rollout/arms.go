@@ -41,7 +41,7 @@ var StudyArms = []string{ArmOff, ArmOffFast, ArmLBSlowStart, ArmOnDefault, ArmOn
 // DefaultSlowStart is the lb_slowstart ramp: HAProxy `slowstart 30s`.
 const DefaultSlowStart = 30 * time.Second
 
-// armSpec is what an arm changes: the sidecar (helm's post-renderer warmup-inject), the
+// armSpec is what an arm changes: the sidecar (warmup-inject's values route), the
 // broker's readiness probe (fast: it starts at once and samples every second, by the chart's
 // values without the sidecar, by warmup-inject's brokerReadiness.decidedBy sidecar with it), the
 // balancer's ramp (HAProxy's slowstart), the broker's JIT (warmup-inject's brokerJvm.c1Only, the

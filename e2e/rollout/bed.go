@@ -39,8 +39,8 @@ const (
 
 // bed is the study's Kubernetes test bed (docs/testbed.md): the harness's ZooKeeper, controller,
 // servers and tables (its own broker stopped), the real control plane and the node agent, and
-// the brokers as pods of the official chart, installed and upgraded by helm with warmup-inject
-// as the post-renderer. It remembers the release's values, since each upgrade states them all.
+// the brokers as pods of the official chart, installed and upgraded by helm, the ON arms' sidecar
+// through the chart's own values (the values route). It remembers the release's values, since each upgrade states them all.
 type bed struct {
 	*testbed.Bed
 	helm     *testbed.Helm
@@ -171,38 +171,84 @@ func (e *notRolledError) Error() string {
 // replaces the pods in its own order and pace. It returns once the StatefulSet reports every
 // pod updated and Ready, or with a *notRolledError after Config.PodBound per pod.
 func (b *bed) rollout(ctx context.Context, arm string) (time.Time, error) {
-	restart := time.Now().UTC().Format(time.RFC3339Nano)
-	if err := b.upgrade(ctx, arm, b.replicas, restart); err != nil {
+	apply, err := b.prepareRollout(ctx, arm)
+	if err != nil {
 		return time.Time{}, err
 	}
-	return b.waitRolled(ctx, b.replicas, b.cfg.PodBound*time.Duration(b.replicas))
+	return apply(ctx)
+}
+
+// prepareRollout readies arm's rollout (an ON arm's values route: its values written, the
+// companion applied) and returns the rollout itself, so that an event's clock starts at the
+// upgrade, as an operator's would whose values are already in their repository.
+func (b *bed) prepareRollout(ctx context.Context, arm string) (func(context.Context) (time.Time, error), error) {
+	restart := time.Now().UTC().Format(time.RFC3339Nano)
+	up, err := b.prepareUpgrade(ctx, arm, b.replicas, restart)
+	if err != nil {
+		return nil, err
+	}
+	return func(ctx context.Context) (time.Time, error) {
+		if err := up(ctx); err != nil {
+			return time.Time{}, err
+		}
+		return b.waitRolled(ctx, b.replicas, b.cfg.PodBound*time.Duration(b.replicas))
+	}, nil
 }
 
 // scale is `helm upgrade --set broker.replicaCount=n` with the release's pod template unchanged:
 // the StatefulSet controller adds (or removes) the highest ordinals. It returns once the
 // StatefulSet reports n pods, all updated and Ready.
 func (b *bed) scale(ctx context.Context, n int) (time.Time, error) {
-	if err := b.upgrade(ctx, b.arm, n, b.restart); err != nil {
+	apply, err := b.prepareScale(ctx, n)
+	if err != nil {
 		return time.Time{}, err
 	}
-	return b.waitRolled(ctx, n, b.cfg.PodBound)
+	return apply(ctx)
+}
+
+// prepareScale is scale readied, as prepareRollout is for a rollout.
+func (b *bed) prepareScale(ctx context.Context, n int) (func(context.Context) (time.Time, error), error) {
+	up, err := b.prepareUpgrade(ctx, b.arm, n, b.restart)
+	if err != nil {
+		return nil, err
+	}
+	return func(ctx context.Context) (time.Time, error) {
+		if err := up(ctx); err != nil {
+			return time.Time{}, err
+		}
+		return b.waitRolled(ctx, n, b.cfg.PodBound)
+	}, nil
 }
 
 func (b *bed) upgrade(ctx context.Context, arm string, replicas int, restart string) error {
-	rel, err := b.release(arm, replicas, restart)
+	up, err := b.prepareUpgrade(ctx, arm, replicas, restart)
 	if err != nil {
 		return err
 	}
-	if _, err := b.helm.Upgrade(ctx, rel); err != nil {
-		return fmt.Errorf("upgrade the chart's brokers to %s (%d replicas): %w", arm, replicas, err)
+	return up(ctx)
+}
+
+// prepareUpgrade prepares the helm release of arm (testbed.Helm.Prepare) and returns its upgrade.
+func (b *bed) prepareUpgrade(ctx context.Context, arm string, replicas int, restart string) (func(context.Context) error, error) {
+	rel, err := b.release(arm, replicas, restart)
+	if err != nil {
+		return nil, err
 	}
-	b.arm, b.replicas, b.restart = arm, replicas, restart
-	return nil
+	if rel, err = b.helm.Prepare(ctx, rel); err != nil {
+		return nil, fmt.Errorf("prepare the chart's brokers for %s (%d replicas): %w", arm, replicas, err)
+	}
+	return func(ctx context.Context) error {
+		if _, err := b.helm.Upgrade(ctx, rel); err != nil {
+			return fmt.Errorf("upgrade the chart's brokers to %s (%d replicas): %w", arm, replicas, err)
+		}
+		b.arm, b.replicas, b.restart = arm, replicas, restart
+		return nil
+	}, nil
 }
 
 // release is the helm release of arm's pod template: the chart's values (values.yaml, then the
-// replicas, the restartedAt annotation and the study's probe settings) and, for an ON arm,
-// warmup-inject as the post-renderer with the arm's values.
+// replicas, the restartedAt annotation and the study's probe settings) and, for an ON arm, the
+// values route with the arm's warmup-inject values (what operators install first).
 func (b *bed) release(arm string, replicas int, restart string) (testbed.Release, error) {
 	spec, err := specOf(arm)
 	if err != nil {
@@ -239,7 +285,7 @@ func (b *bed) release(arm string, replicas int, restart string) (testbed.Release
 	if err := writeJSON(path, inject); err != nil {
 		return testbed.Release{}, err
 	}
-	rel.Inject, rel.InjectValues = true, []string{path}
+	rel.Sidecar, rel.WarmupValues = testbed.ValuesRoute, []string{path}
 	return rel, nil
 }
 

@@ -2,6 +2,7 @@ package rollout
 
 import (
 	"encoding/json"
+	"github.com/warmup-sidecar/warmup-sidecar/e2e/kube/testbed"
 	"os"
 	"reflect"
 	"testing"
@@ -67,11 +68,11 @@ func TestArmsAreChartValues(t *testing.T) {
 			if got := readValues(t, rel.Values[1]); !reflect.DeepEqual(got, want) {
 				t.Errorf("chart values %v, want %v", got, want)
 			}
-			if rel.Inject != (tc.inject != nil) {
-				t.Fatalf("post-renderer %v, want %v", rel.Inject, tc.inject != nil)
+			if on := rel.Sidecar == testbed.ValuesRoute; on != (tc.inject != nil) {
+				t.Fatalf("sidecar route %s, want the values route %v", rel.Sidecar, tc.inject != nil)
 			}
 			if tc.inject != nil {
-				if got := readValues(t, rel.InjectValues[0]); !reflect.DeepEqual(got, tc.inject) {
+				if got := readValues(t, rel.WarmupValues[0]); !reflect.DeepEqual(got, tc.inject) {
 					t.Errorf("warmup-inject values %v, want %v", got, tc.inject)
 				}
 			}
@@ -105,7 +106,7 @@ func TestCompilersArmAddsTheCountToTheBrokersJVMOptions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := readValues(t, rel.InjectValues[0]), readValues(t, boost.InjectValues[0]); !reflect.DeepEqual(got, want) {
+	if got, want := readValues(t, rel.WarmupValues[0]), readValues(t, boost.WarmupValues[0]); !reflect.DeepEqual(got, want) {
 		t.Errorf("warmup-inject values %v, want on_boost's %v", got, want)
 	}
 }
@@ -156,7 +157,7 @@ func TestJMXAgentGivesTheJITSignalExceptToTheFixedBoost(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		v := readValues(t, rel.InjectValues[0])
+		v := readValues(t, rel.WarmupValues[0])
 		if got := v["warmup"].(map[string]any)["jvmMetricsUrl"]; got != tc.jit {
 			t.Errorf("%s: warmup.jvmMetricsUrl %v, want %v", tc.arm, got, tc.jit)
 		}
@@ -186,7 +187,7 @@ func TestGentleArmSetsTheSidecarsConcurrency(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, want := readValues(t, gentle.InjectValues[0]), readValues(t, boost.InjectValues[0])
+	got, want := readValues(t, gentle.WarmupValues[0]), readValues(t, boost.WarmupValues[0])
 	if c := got["warmup"].(map[string]any)["concurrency"]; c != float64(2) && c != 2 {
 		t.Errorf("warmup.concurrency %v (%T), want 2", c, c)
 	}

@@ -142,7 +142,7 @@ func Method(s *Study) string {
 		"%s, terminationGracePeriodSeconds %.0f, "+
 		"podManagementPolicy %s, updateStrategy %s, %s; ZooKeeper, a controller, 2 servers and the %d-row bench table (Pinot %s) run outside the pods, "+
 		"without a limit, on the same machine (%s). A rollout is `helm upgrade` with a new `kubectl.kubernetes.io/restartedAt` pod annotation and the arm's "+
-		"values (the ON arms add the sidecar with warmup-inject as the post-renderer; on_c1 sets its brokerJvm.c1Only, -XX:TieredStopAtLevel=1; "+
+		"values (the ON arms add the sidecar %s; on_c1 sets its brokerJvm.c1Only, -XX:TieredStopAtLevel=1; "+
 		"on_fast its brokerReadiness.decidedBy sidecar: the broker's readiness probe starts at once and checks every 1 s, failure 100; off_fast gives "+
 		"the broker the same probe by the chart's values, initialDelay 1 s, without the sidecar); the "+
 		"StatefulSet controller picks order and pace. A scale-out is `helm upgrade` with one more replica. The Service (the chart's %s) is Debian's "+
@@ -157,7 +157,16 @@ func Method(s *Study) string {
 		"(out of the Service, no pod starting or warmed: the fleet one broker short, the control). lb_slowstart is HAProxy `slowstart %.0fs`.%s Arms interleaved.",
 		p.Chart, p.Helm, p.Kubernetes, p.Etcd, p.Node.CPU, s.Brokers, orNone(p.Broker.CPURequest), orNone(p.Broker.CPULimit), sidecar,
 		probesClause(s), st.TerminationGraceS, st.PodManagementPolicy, st.UpdateStrategy, brokerJVM(s), s.BenchRows, s.PinotVersion, s.Machine.String(),
-		brokerService, p.ProxyMinSyncS, mixName(s), s.RateQPS, rateSource(s), s.TimeoutMs, s.TailS, s.SteadyS, steadyClause(s), s.SlowStartS, boostClause(s))
+		sidecarRoute(p), brokerService, p.ProxyMinSyncS, mixName(s), s.RateQPS, rateSource(s), s.TimeoutMs, s.TailS, s.SteadyS, steadyClause(s), s.SlowStartS, boostClause(s))
+}
+
+// sidecarRoute says how the ON arms got the sidecar: the values route, or (studies before it)
+// warmup-inject as helm's post-renderer.
+func sidecarRoute(p *Platform) string {
+	if p.SidecarRoute != "" {
+		return "through the official chart's own values (" + p.SidecarRoute + ")"
+	}
+	return "with warmup-inject as the post-renderer"
 }
 
 // steadyClause says when the steady window began, for a study that let the fleet settle first.

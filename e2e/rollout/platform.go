@@ -18,11 +18,14 @@ import (
 // Platform is what the study ran on: the test bed's versions, the chart, the node, the pods'
 // CPU and the StatefulSet as the API server holds it, and the CPU each group of processes used.
 type Platform struct {
-	Kubernetes   string `json:"kubernetes_version"` // the API server's /version
-	Etcd         string `json:"etcd_version"`
-	Helm         string `json:"helm_version"`
-	Chart        string `json:"chart"`         // the official chart: name, version, appVersion, file
-	PostRenderer string `json:"post_renderer"` // for the ON arms
+	Kubernetes string `json:"kubernetes_version"` // the API server's /version
+	Etcd       string `json:"etcd_version"`
+	Helm       string `json:"helm_version"`
+	Chart      string `json:"chart"` // the official chart: name, version, appVersion, file
+	// SidecarRoute is how the ON arms got the sidecar; PostRenderer the route of studies before
+	// the values route (warmup-inject as helm's post-renderer), kept as they recorded it.
+	SidecarRoute string `json:"sidecar_route,omitempty"`
+	PostRenderer string `json:"post_renderer,omitempty"`
 	Node         Node   `json:"node"`
 	// Broker and Sidecar are the containers' CPU as the StatefulSet's pod template has them
 	// (Sidecar once an ON arm ran).
@@ -97,7 +100,9 @@ func resourcesOf(c corev1.Container) Resources {
 
 // platform reads the versions, the chart and the node.
 func (b *bed) platform(ctx context.Context) (*Platform, error) {
-	p := &Platform{PostRenderer: "warmup-inject (this tree), --post-renderer-args --values=<the arm's values>",
+	p := &Platform{SidecarRoute: "the values route: helm template of the release | warmup-inject values (this tree) -f <the arm's values> " +
+		"--companion, then helm upgrade of the official chart with -f <its values> last and of this project's chart beside it with the companion's; " +
+		"the event is timed from that upgrade",
 		ProxyMinSyncS: b.cfg.ProxySync.Seconds()}
 	v, err := b.Admin.Discovery().ServerVersion()
 	if err != nil {

@@ -1,7 +1,7 @@
 // Package rollout measures what a client sees through the broker Service during a rolling
 // restart of the official Pinot chart's brokers on the Kubernetes test bed (e2e/kube, docs/testbed.md):
 // a real control plane, the brokers as pods of the chart (each with its CPU request and limit, and
-// in the ON arms the warmup sidecar added by warmup-inject as helm's post-renderer), a rollout as
+// in the ON arms the warmup sidecar added through the chart's own values by warmup-inject values), a rollout as
 // the operator makes one (`helm upgrade` of the pod template: the real StatefulSet controller picks
 // order and pace), the Service as a real HAProxy fed by the test bed's kube-proxy stand-in. The
 // study runs every arm's rollouts interleaved under open-loop load (e2e/coldstart) and writes
@@ -511,13 +511,19 @@ func (e *env) event(ctx context.Context, arm, kind string, rate float64) error {
 		stopLoad()
 		return err
 	}
-	began := time.Now()
-	var finished time.Time
+	// The arm's values are readied first (an ON arm's values route): the event is the upgrade.
+	var apply func(context.Context) (time.Time, error)
 	if kind == "scale_out" {
-		finished, err = e.bed.scale(ctx, e.bed.replicas+1)
+		apply, err = e.bed.prepareScale(ctx, e.bed.replicas+1)
 	} else {
-		finished, err = e.bed.rollout(ctx, arm)
+		apply, err = e.bed.prepareRollout(ctx, arm)
 	}
+	if err != nil {
+		stopLoad()
+		return err
+	}
+	began := time.Now()
+	finished, err := apply(ctx)
 	// An event that does not finish is a result (the fleet fell over under the load), not the
 	// tool failing: its figures end at the bound, and the fleet gets a chance to recover below.
 	var unfinished *notRolledError

@@ -10,9 +10,9 @@ import (
 	"time"
 )
 
-// TestHelmRendersTheSidecarAsTheBedInstallsIt: the helm NewHelm finds runs the post-renderer the
-// way Install and Upgrade ask it to (Release.args), with no cluster: `helm template` of the
-// official chart with the same flags carries the sidecar in its broker StatefulSet.
+// TestHelmRendersTheSidecarAsTheBedInstallsIt: the helms NewHelm finds run the post-renderer the
+// way Install and Upgrade ask them to, on Helm 4's plugin route and Helm 3's exec route, with no
+// cluster: `helm template` of the official chart carries the sidecar in its broker StatefulSet.
 func TestHelmRendersTheSidecarAsTheBedInstallsIt(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
@@ -20,13 +20,14 @@ func TestHelmRendersTheSidecarAsTheBedInstallsIt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := Release{Name: "pinot", Namespace: "pinot", Set: []string{"zookeeper.enabled=false"}, Inject: true}.args()
-	a[1] = h.Chart
-	out, err := h.Run(ctx, append([]string{"template", "--kube-version", "1.36.0"}, a...)...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n := len(regexp.MustCompile(`(?m)^\s*- name: warmup-sidecar$`).FindAllString(out, -1)); n != 1 {
-		t.Errorf("%d warmup-sidecar containers in the rendering, want 1 (the chart's one broker StatefulSet)", n)
+	h.KubeVersion = "v1.36.1"
+	for _, route := range []Route{PluginRoute, ExecRoute} {
+		out, err := h.Template(ctx, Release{Name: "pinot", Namespace: "pinot", Set: []string{"zookeeper.enabled=false"}, Sidecar: route})
+		if err != nil {
+			t.Fatalf("%s: %v", route, err)
+		}
+		if n := len(regexp.MustCompile(`(?m)^\s*- name: warmup-sidecar$`).FindAllString(out, -1)); n != 1 {
+			t.Errorf("%s: %d warmup-sidecar containers in the rendering, want 1 (the chart's one broker StatefulSet)", route, n)
+		}
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"log/slog"
 	"path/filepath"
 
+	"k8s.io/apimachinery/pkg/version"
+
 	"github.com/warmup-sidecar/warmup-sidecar/e2e/cluster"
 	"github.com/warmup-sidecar/warmup-sidecar/e2e/kube/launch"
 )
@@ -54,6 +56,12 @@ func StartPinot(ctx context.Context, o PinotOptions) (*Bed, *Helm, error) {
 		return nil, nil, fmt.Errorf("start the test bed: %w", err)
 	}
 	h, err := NewHelm(ctx, b.Kubeconfig(), o.Dir)
+	if err == nil {
+		var v *version.Info
+		if v, err = b.Admin.Discovery().ServerVersion(); err == nil {
+			h.KubeVersion = v.GitVersion
+		}
+	}
 	if err != nil {
 		if serr := b.Stop(); serr != nil {
 			o.Log.Warn("stopping the test bed", "error", serr)

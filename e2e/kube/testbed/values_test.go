@@ -51,10 +51,11 @@ func lastEnv(p *corev1.Pod, container, name string) string {
 }
 
 // TestChartValuesOnALiveRelease applies every value of ours that changes the broker pod to a live
-// release by helm upgrade: the API server accepts each (the StatefulSet controller rolls the pod and
-// it turns Ready with what the value asks for), or warmup-inject refuses it before anything is
-// applied, naming the value. Then the PodMonitor of pinot-broker-warmup's own release selects the
-// injected pods by the API server's own label selection.
+// release by helm upgrade on the values route (the official chart's own values): the API server
+// accepts each (the StatefulSet controller rolls the pod and it turns Ready with what the value
+// asks for), or warmup-inject refuses it before anything is applied, naming the value. Then the
+// PodMonitor of the companion release (pinot-broker-warmup's chart) selects the pods by the API
+// server's own label selection.
 func TestChartValuesOnALiveRelease(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Minute)
 	defer cancel()
@@ -74,9 +75,21 @@ func TestChartValuesOnALiveRelease(t *testing.T) {
 		}
 		return p
 	}
-	base := "warmup:\n  budget: 10s\n"
-	rel := Release{Name: release, Namespace: ns, Values: []string{values}, Wait: true, Inject: true,
-		InjectValues: []string{write("base.yaml", base)}}
+	// The PodMonitor of the values route's companion release needs the prometheus-operator's CRD,
+	// not on this machine: a stand-in of the same group, version and kind with an open schema
+	// lets the API server store the object.
+	if out, err := pb.Kubectl(ctx, "apply", "-f", write("podmonitor-crd.yaml", podMonitorCRD)); err != nil {
+		t.Fatalf("PodMonitor CRD stand-in: %v\n%s", err, out)
+	}
+	if err := WaitFor(ctx, "the PodMonitor CRD established", time.Minute, func() (bool, string) {
+		out, err := pb.Kubectl(ctx, "get", "podmonitors", "-A")
+		return err == nil, out
+	}); err != nil {
+		t.Fatal(err)
+	}
+	base := "warmup:\n  budget: 10s\npodMonitor:\n  enabled: true\n"
+	rel := Release{Name: release, Namespace: ns, Values: []string{values}, Wait: true, Sidecar: ValuesRoute,
+		WarmupValues: []string{write("base.yaml", base)}}
 	if out, err := pb.helm.Install(ctx, rel); err != nil {
 		t.Fatalf("helm install: %v\n%s", err, out)
 	}
@@ -89,7 +102,6 @@ func TestChartValuesOnALiveRelease(t *testing.T) {
 	type step struct {
 		name   string
 		values string
-		args   []string
 		jdk25  bool
 		check  func(t *testing.T, p *corev1.Pod)
 	}
@@ -124,7 +136,7 @@ func TestChartValuesOnALiveRelease(t *testing.T) {
 			}
 			t.Logf("the cache the train pod left at its exit: broker_aot_cache %s", st.AOT.State)
 		}},
-		{name: "nativeSidecar", values: base + "nativeSidecar: true\n", args: []string{"--kube-version=v1.36.1"}, check: func(t *testing.T, p *corev1.Pod) {
+		{name: "back to the defaults: a native sidecar (the values route's only placement)", values: base, check: func(t *testing.T, p *corev1.Pod) {
 			native := false
 			for _, c := range p.Spec.InitContainers {
 				native = native || (c.Name == sidecarName && c.RestartPolicy != nil && *c.RestartPolicy == corev1.ContainerRestartPolicyAlways)
@@ -133,7 +145,6 @@ func TestChartValuesOnALiveRelease(t *testing.T) {
 				t.Errorf("no native sidecar among the init containers: %+v", p.Spec.InitContainers)
 			}
 		}},
-		{name: "back to the defaults", values: base},
 	}
 	for _, s := range steps {
 		if s.jdk25 && java25 == "" {
@@ -141,7 +152,7 @@ func TestChartValuesOnALiveRelease(t *testing.T) {
 			continue
 		}
 		up := rel
-		up.InjectValues, up.InjectArgs = []string{write(strings.ReplaceAll(s.name, " ", "-")+".yaml", s.values)}, s.args
+		up.WarmupValues = []string{write(strings.ReplaceAll(s.name, " ", "-")+".yaml", s.values)}
 		if out, err := pb.helm.Upgrade(ctx, up); err != nil {
 			t.Fatalf("%s: helm upgrade refused: %v\n%s", s.name, err, out)
 		}
@@ -153,12 +164,12 @@ func TestChartValuesOnALiveRelease(t *testing.T) {
 
 	// Refused by warmup-inject before anything reaches the API server: the release stays as it was.
 	for _, bad := range []struct{ name, values, want string }{
-		{"nativeSidecar without --kube-version", base + "nativeSidecar: true\n", "--kube-version"},
+		{"a regular container asked of the values route", base + "nativeSidecar: false\n", "nativeSidecar is false"},
 	} {
 		up := rel
-		up.InjectValues = []string{write("bad.yaml", bad.values)}
+		up.WarmupValues = []string{write("bad.yaml", bad.values)}
 		out, err := pb.helm.Upgrade(ctx, up)
-		if err == nil || !strings.Contains(out, bad.want) {
+		if err == nil || !strings.Contains(err.Error(), bad.want) {
 			t.Errorf("%s: helm upgrade %v, output %q; want refused, saying %q", bad.name, err, out, bad.want)
 		}
 		now, err := pb.Pods(ctx, ns, brokerSel)
@@ -167,23 +178,7 @@ func TestChartValuesOnALiveRelease(t *testing.T) {
 		}
 	}
 
-	// The PodMonitor (pinot-broker-warmup's own release) selects the injected pods. The
-	// prometheus-operator's CRD is not on this machine: a stand-in CRD of the same group, version
-	// and kind with an open schema lets the API server store the object.
-	crd := write("podmonitor-crd.yaml", podMonitorCRD)
-	if out, err := pb.Kubectl(ctx, "apply", "-f", crd); err != nil {
-		t.Fatalf("PodMonitor CRD stand-in: %v\n%s", err, out)
-	}
-	if err := WaitFor(ctx, "the PodMonitor CRD established", time.Minute, func() (bool, string) {
-		out, err := pb.Kubectl(ctx, "get", "podmonitors", "-A")
-		return err == nil, out
-	}); err != nil {
-		t.Fatal(err)
-	}
-	if out, err := pb.helm.Run(ctx, "install", "pinot-warmup", filepath.Join(repoRoot(t), "charts", "pinot-broker-warmup"),
-		"-n", ns, "--set", "enabled=true"); err != nil {
-		t.Fatalf("helm install pinot-broker-warmup: %v\n%s", err, out)
-	}
+	// The PodMonitor (the companion release, pinot-broker-warmup's chart) selects the pods.
 	out, err := pb.Kubectl(ctx, "get", "podmonitors", "-n", ns, "-o", "json")
 	if err != nil {
 		t.Fatal(err)
@@ -219,10 +214,8 @@ func TestChartValuesOnALiveRelease(t *testing.T) {
 			t.Errorf("the PodMonitor scrapes port %q, which no container of %s declares", ep.Port, selected[0].Name)
 		}
 	}
-	for _, r := range []string{"pinot-warmup", release} {
-		if out, err := pb.helm.Uninstall(ctx, r, ns); err != nil {
-			t.Errorf("helm uninstall %s: %v\n%s", r, err, out)
-		}
+	if out, err := pb.helm.Uninstall(ctx, release, ns); err != nil {
+		t.Errorf("helm uninstall %s and its companion: %v\n%s", release, err, out)
 	}
 }
 

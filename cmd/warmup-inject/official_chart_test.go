@@ -158,6 +158,35 @@ func TestBrokerURLNeedsNoQueryPort(t *testing.T) {
 	}
 }
 
+// brokerCpuBoost needs in-place pod resize (Kubernetes 1.33): like native-sidecar mode it needs
+// --kube-version, and refuses a cluster below 1.33.
+func TestCPUBoostNeedsAKubeVersion(t *testing.T) {
+	in := officialChart(t, "cpu-limits.yaml")
+	boost := valuesFile(t, "brokerCpuBoost:\n  enabled: true\n  cpu:\n    limit: \"4\"\n")
+	r := runBinary(t, in, "--values", boost)
+	if r.code != 2 || r.stdout != "" {
+		t.Fatalf("no --kube-version: exit %d, %d bytes on stdout; want 2 and nothing. stderr: %s", r.code, len(r.stdout), r.stderr)
+	}
+	for _, w := range []string{"brokerCpuBoost", "1.33", "--kube-version", "--post-renderer-args"} {
+		if !strings.Contains(r.stderr, w) {
+			t.Errorf("stderr lacks %q:\n%s", w, r.stderr)
+		}
+	}
+	if r := runBinary(t, in, "--values", boost, "--kube-version", "v1.32.0"); r.code != 2 || !strings.Contains(r.stderr, "v1.32.0") {
+		t.Errorf("--kube-version v1.32.0: exit %d, want 2 naming the version: %s", r.code, r.stderr)
+	}
+	objs := decodeAll(t, mustRun(t, in, "--values", boost, "--kube-version", "v1.33.0").stdout)
+	n := 0
+	for _, o := range objs {
+		if o["kind"] == "ValidatingAdmissionPolicy" {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("--kube-version v1.33.0: %d ValidatingAdmissionPolicies, want 1", n)
+	}
+}
+
 // A post-renderer cannot ask the cluster its version: native-sidecar mode, which needs 1.29,
 // requires --kube-version; the default (a regular container) needs none.
 func TestNativeSidecarNeedsAKubeVersion(t *testing.T) {

@@ -43,7 +43,7 @@ func inject(r *renderer, in io.Reader, out, log io.Writer) error {
 }
 
 // injectAll edits the parsed documents in place, and adds the objects the chart renders beside
-// the pods (brokerCpuBoost's ServiceAccount, Role and RoleBinding) at the end.
+// the pods (brokerCpuBoost's ServiceAccount, Role, RoleBinding and admission policy) at the end.
 func injectAll(r *renderer, docs []manifest, log io.Writer) ([]manifest, error) {
 	podLabels := stringMap(lookup(r.values, "brokerPodLabels"))
 	containerName, _ := lookup(r.values, "brokerContainerName").(string)
@@ -95,8 +95,12 @@ func injectAll(r *renderer, docs []manifest, log io.Writer) ([]manifest, error) 
 			overrides["brokerJvm"] = map[string]any{"aotCache": map[string]any{"key": key}}
 		}
 		if cpuBoostOn(r.values) {
-			if err := cpuBoostOverrides(r.values, t, overrides); err != nil {
+			note, err := cpuBoostOverrides(r.values, t, docs, overrides)
+			if err != nil {
 				return nil, inputErr(err)
+			}
+			if note != "" {
+				fmt.Fprintf(log, prog+": StatefulSet %s: %s\n", t.name, note)
 			}
 		}
 		controller := ""

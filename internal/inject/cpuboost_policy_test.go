@@ -6,9 +6,6 @@ import (
 	"testing"
 
 	yaml "go.yaml.in/yaml/v3"
-	"helm.sh/helm/v3/pkg/chart/loader"
-	"helm.sh/helm/v3/pkg/chartutil"
-	"helm.sh/helm/v3/pkg/engine"
 )
 
 // policyName is the admission policy's name for the official chart's broker: cluster-scoped, so
@@ -288,30 +285,11 @@ func umbrellaBoostValues(t *testing.T, extra string) map[string]any {
 	return v
 }
 
-// renderUmbrellaAt renders the example umbrella chart at a Kubernetes version: every template's
+// renderUmbrellaAt renders the example umbrella chart at a Kubernetes version: its templates'
 // objects, or the render error.
 func renderUmbrellaAt(t *testing.T, values map[string]any, kube string) ([]k8sObject, error) {
 	t.Helper()
-	parent, err := loader.Load(umbrellaDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sub, err := loader.Load(chartDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	parent.AddDependency(sub)
-	caps := chartutil.DefaultCapabilities.Copy()
-	kv, err := chartutil.ParseKubeVersion(kube)
-	if err != nil {
-		t.Fatal(err)
-	}
-	caps.KubeVersion = *kv
-	top, err := chartutil.ToRenderValues(parent, values, chartutil.ReleaseOptions{Name: "pinot", Namespace: "pinot"}, caps)
-	if err != nil {
-		return nil, err
-	}
-	out, err := engine.Render(parent, top)
+	out, _, err := renderUmbrellaFiles(t, values, kube)
 	if err != nil {
 		return nil, err
 	}
@@ -368,19 +346,7 @@ func TestUmbrellaCPUBoostPolicyGateAndServiceAccount(t *testing.T) {
 // The chart's notes say when the resize right is bound to a ServiceAccount other pods may share.
 func TestNotesSayTheServiceAccountIsShared(t *testing.T) {
 	notes := func(values map[string]any) string {
-		c, err := loader.Load(chartDir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		top, err := chartutil.ToRenderValues(c, values, chartutil.ReleaseOptions{Name: "warmup", Namespace: "pinot"}, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out, err := engine.Render(c, top)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return out["pinot-broker-warmup/templates/NOTES.txt"]
+		return renderChartFiles(t, values)["pinot-broker-warmup/templates/NOTES.txt"]
 	}
 	boost := func(create bool) map[string]any {
 		return map[string]any{"enabled": true, "warmup": map[string]any{"controllerUrl": "http://pinot-controller:9000"},

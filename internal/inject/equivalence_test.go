@@ -176,6 +176,17 @@ func umbrellaValues(t *testing.T, values string) map[string]any {
 // umbrella's own default values.
 func renderUmbrella(t *testing.T, values map[string]any) ([]k8sObject, map[string]any) {
 	t.Helper()
+	out, defaults, err := renderUmbrellaFiles(t, values, "v1.29.0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return objects(t, out["pinot-broker-with-warmup/templates/statefulset.yaml"]), defaults
+}
+
+// renderUmbrellaFiles renders the example umbrella chart at a Kubernetes version: every
+// template's output by name and the umbrella's default values, or the render error.
+func renderUmbrellaFiles(t *testing.T, values map[string]any, kube string) (map[string]string, map[string]any, error) {
+	t.Helper()
 	parent, err := loader.Load(umbrellaDir)
 	if err != nil {
 		t.Fatal(err)
@@ -186,17 +197,17 @@ func renderUmbrella(t *testing.T, values map[string]any) ([]k8sObject, map[strin
 	}
 	parent.AddDependency(sub)
 	caps := chartutil.DefaultCapabilities.Copy()
-	kv, _ := chartutil.ParseKubeVersion("v1.29.0")
+	kv, err := chartutil.ParseKubeVersion(kube)
+	if err != nil {
+		t.Fatal(err)
+	}
 	caps.KubeVersion = *kv
 	top, err := chartutil.ToRenderValues(parent, values, chartutil.ReleaseOptions{Name: "pinot", Namespace: "pinot"}, caps)
 	if err != nil {
-		t.Fatal(err)
+		return nil, nil, err
 	}
 	out, err := engine.Render(parent, top)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return objects(t, out["pinot-broker-with-warmup/templates/statefulset.yaml"]), parent.Values
+	return out, parent.Values, err
 }
 
 func TestUmbrellaPathMatchesInject(t *testing.T) {

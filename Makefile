@@ -6,7 +6,7 @@ LDFLAGS := -s -w -X main.version=$(VERSION)
 BIN := bin/warmup-sidecar
 INJECT_BIN := bin/warmup-inject
 
-.PHONY: all build test unit vet packaging image image-test dashboard fuzz footprint bench bench-mixes bench-jdk25 bench-smoke rollout rollout-smoke e2e kube-e2e kube-smoke demo bench fuzz clean
+.PHONY: all build helm-plugin test unit vet packaging image image-test dashboard fuzz footprint bench bench-mixes bench-jdk25 bench-smoke rollout rollout-smoke e2e kube-e2e kube-smoke demo bench fuzz clean
 
 all: build
 
@@ -15,6 +15,11 @@ all: build
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/warmup-sidecar
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '-s -w' -o $(INJECT_BIN) ./cmd/warmup-inject
+
+# The post-renderer as a Helm 4 plugin (Helm 4's --post-renderer takes a plugin name only):
+# dist/helm-plugin/warmup-inject, then `helm plugin install dist/helm-plugin/warmup-inject`.
+helm-plugin:
+	bash scripts/helm-plugin.sh dist/helm-plugin/warmup-inject
 
 # What CI runs: vet, unit tests with the race detector, the packaging checks
 # (Dockerfile, chart, post-renderer, dashboard), the image, then the later layers.

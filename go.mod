@@ -11,7 +11,7 @@ require (
 	go.yaml.in/yaml/v3 v3.0.6
 	golang.org/x/sync v0.25.0
 	golang.org/x/time v0.15.0
-	helm.sh/helm/v3 v3.22.0
+	helm.sh/helm/v3 v3.21.4
 )
 
 require (

@@ -296,14 +296,23 @@ for sts in brokers:
 EOF
 }
 
+# ---- helm: Helm 4 as helm, Helm 3 as helm3 (scripts/install-tools.sh) -----------------------
+helm_versions() {
+	local v4 v3
+	v4="$(helm version --template '{{.Version}}')" && v3="$(helm3 version --template '{{.Version}}')" || return 1
+	echo "helm $v4, helm3 $v3"
+	[[ $v4 =~ ^v4\.[0-9]+\.[0-9]+$ && $v3 =~ ^v3\.[0-9]+\.[0-9]+$ ]]
+}
+check "helm is Helm 4 and helm3 Helm 3, each stamped with its release (helm version)" helm_versions
+
 # ---- Dockerfile ------------------------------------------------------------------------
 check "hadolint Dockerfile (.hadolint.yaml, failure-threshold style)" hadolint Dockerfile
 
 # ---- hand-written YAML -----------------------------------------------------------------
-check "yamllint chart Chart.yaml/values.yaml, example chart, lint configs" \
+check "yamllint chart Chart.yaml/values.yaml, example chart, lint configs, Helm plugin" \
 	yamllint --strict -c .yamllint.yaml \
 	"$CHART/Chart.yaml" "$CHART/values.yaml" "$UMBRELLA/Chart.yaml" "$UMBRELLA/values.yaml" \
-	.hadolint.yaml .yamllint.yaml
+	.hadolint.yaml .yamllint.yaml helm-plugin/warmup-inject/plugin.yaml
 
 same_version() {
 	local app tag
@@ -458,6 +467,9 @@ must_fail "umbrella refuses a limit-only boost of a Guaranteed pod (the give-bac
 check "umbrella accepts a Guaranteed pod's request and limit boosted together" \
 	helm template pinot "$UMB" --kube-version 1.34.0 -f "$WORK/values/umbrella-boost.yaml" -f "$WORK/values/umbrella-boost-guaranteed.yaml" \
 	--set-string pinot-broker-warmup.brokerCpuBoost.cpu.request=4
+must_fail "umbrella refuses it with the memory limit written another way (2048Mi for the request's 2Gi: one amount)" \
+	helm template pinot "$UMB" --kube-version 1.34.0 -f "$WORK/values/umbrella-boost.yaml" -f "$WORK/values/umbrella-boost-guaranteed.yaml" \
+	--set-string broker.resources.limits.memory=2048Mi
 must_fail "native sidecar refused below Kubernetes 1.29" \
 	helm template pinot "$UMB" --kube-version 1.28.0 -f "$WORK/values/umbrella-native.yaml"
 must_fail "umbrella refuses brokerCpuBoost below Kubernetes 1.33 (no in-place resize)" \
@@ -465,6 +477,12 @@ must_fail "umbrella refuses brokerCpuBoost below Kubernetes 1.33 (no in-place re
 must_fail "umbrella refuses binding the resize right to the default ServiceAccount" \
 	helm template pinot "$UMB" --kube-version 1.34.0 -f "$WORK/values/umbrella-boost.yaml" \
 	--set pinot-broker-warmup.brokerCpuBoost.serviceAccount.create=false --set pinot-broker-warmup.brokerCpuBoost.serviceAccount.name=default
+# Without --kube-version Helm assumes the Kubernetes its client-go is (Helm 3: stamped at build,
+# else 1.20, which native mode refuses).
+for h in helm helm3; do
+	check "$h template umbrella [native] without --kube-version: accepted (the default Kubernetes is >= 1.29)" \
+		"$h" template pinot "$UMB" -f "$WORK/values/umbrella-native.yaml"
+done
 
 # ---- schema: wrong types and out-of-range values must fail -----------------------------
 BAD_VALUES=(
@@ -619,22 +637,22 @@ check "inject cpu-limits.yaml (brokerCpuBoost) twice equals once" bash -c \
 	'[[ -s "$3" ]] && "$1" --values="$2" --kube-version="$4" <"$3" 2>/dev/null | cmp -s - "$3"' _ "$INJECT" "$WORK/values/inject-boost.yaml" "$out" "${BOOST_KUBE_VERSIONS[0]}"
 check "inject picks up broker port 8199 from customized.yaml" \
 	grep -q 'value: "http://127.0.0.1:8199"' "$WORK/inject-customized.yaml"
-# The helm CLI itself runs warmup-inject as its post-renderer, as the README tells operators to:
-# a stand-in chart whose one template is the official chart's rendered output.
+# Helm 3 (helm3) runs warmup-inject from PATH as its exec post-renderer, as the README tells
+# operators to: a stand-in chart whose one template is the official chart's rendered output.
 OFFICIAL="$WORK/official-pinot"
 mkdir -p "$OFFICIAL/templates"
 printf 'apiVersion: v2\nname: pinot\nversion: 0.0.0\n' >"$OFFICIAL/Chart.yaml"
 cp "$FIXTURES/default.yaml" "$OFFICIAL/templates/all.yaml"
-check "helm template --post-renderer warmup-inject --post-renderer-args --values=... --kube-version=..." bash -c \
-	'PATH="$(dirname "$1"):$PATH" helm template pinot "$2" --post-renderer warmup-inject \
+check "helm3 template --post-renderer warmup-inject --post-renderer-args --values=... --kube-version=..." bash -c \
+	'PATH="$(dirname "$1"):$PATH" helm3 template pinot "$2" --post-renderer warmup-inject \
 		--post-renderer-args --values="$3" --post-renderer-args --kube-version=1.29.0 >"$4"' _ \
 	"$INJECT" "$OFFICIAL" "$WORK/values/inject-native.yaml" "$WORK/helm-post-rendered.yaml"
-check "helm post-rendered: one sidecar per broker StatefulSet, in initContainers" \
+check "helm3 post-rendered: one sidecar per broker StatefulSet, in initContainers" \
 	sidecar_in "$WORK/helm-post-rendered.yaml" initContainers
 # What the operator sees when native mode has no version: helm fails and shows warmup-inject's line.
 helm_native_without_version() {
 	local out
-	if out="$(PATH="$(dirname "$INJECT"):$PATH" helm template pinot "$OFFICIAL" --post-renderer warmup-inject \
+	if out="$(PATH="$(dirname "$INJECT"):$PATH" helm3 template pinot "$OFFICIAL" --post-renderer warmup-inject \
 		--post-renderer-args --values="$WORK/values/inject-native.yaml" 2>&1)"; then
 		echo "helm template succeeded"
 		return 1
@@ -642,24 +660,78 @@ helm_native_without_version() {
 	echo "$out"
 	grep -q -- "--kube-version" <<<"$out"
 }
-check "helm --post-renderer warmup-inject, nativeSidecar without --kube-version: fails naming --kube-version" \
+check "helm3 --post-renderer warmup-inject, nativeSidecar without --kube-version: fails naming --kube-version" \
 	helm_native_without_version
+
+# Helm 4 (helm) runs post-renderers only as plugins: the plugin `make helm-plugin` builds,
+# installed as the README says into a Helm home of its own (never the user's), then the official
+# chart (the .tgz) rendered through it with the same values. Helm 4.3.2 installs a local plugin
+# under $HELM_DATA_HOME/plugins whatever HELM_PLUGINS says (helm/helm#32646): both point there.
+PLUGIN_SRC="$WORK/helm-plugin/warmup-inject"
+helm4() {
+	HELM_DATA_HOME="$WORK/helm4/data" HELM_PLUGINS="$WORK/helm4/data/plugins" \
+		HELM_CONFIG_HOME="$WORK/helm4/config" HELM_CACHE_HOME="$WORK/helm4/cache" helm "$@"
+}
+check "scripts/helm-plugin.sh builds the Helm 4 plugin directory" scripts/helm-plugin.sh "$PLUGIN_SRC"
+plugin_installed() {
+	helm4 plugin install "$PLUGIN_SRC" && helm4 plugin list | tee /dev/stderr |
+		grep -qE '^warmup-inject[[:space:]]+[0-9.]+[[:space:]]+postrenderer/v1[[:space:]]'
+}
+check "helm plugin install (Helm 4, the local directory, no --verify): warmup-inject, postrenderer/v1" plugin_installed
+helm4_post_rendered() {
+	helm4 template pinot "$FIXTURES/pinot-chart-release-1.5.1.tgz" --namespace pinot --kube-version 1.29.0 \
+		--set zookeeper.enabled=false --post-renderer warmup-inject \
+		--post-renderer-args --values="$WORK/values/inject-native.yaml" \
+		--post-renderer-args --kube-version=1.29.0 >"$WORK/helm4-post-rendered.yaml"
+}
+check "helm template (Helm 4) official chart --post-renderer warmup-inject --post-renderer-args --values=... --kube-version=..." \
+	helm4_post_rendered
+check "helm (Helm 4) plugin post-rendered: one sidecar per broker StatefulSet, in initContainers" \
+	sidecar_in "$WORK/helm4-post-rendered.yaml" initContainers
+check "kubernetes-validate --strict helm (Helm 4) plugin post-rendered at 1.34.0" validate "$WORK/helm4-post-rendered.yaml" 1.34.0
+# Helm 4 stops when the plugin fails, but shows none of its stderr: the error names the plugin only.
+helm4_native_without_version() {
+	local out
+	if out="$(helm4 template pinot "$FIXTURES/pinot-chart-release-1.5.1.tgz" --kube-version 1.29.0 \
+		--set zookeeper.enabled=false --post-renderer warmup-inject \
+		--post-renderer-args --values="$WORK/values/inject-native.yaml" 2>&1)"; then
+		echo "helm template succeeded"
+		return 1
+	fi
+	echo "$out"
+	grep -qF 'plugin "warmup-inject" exited with error' <<<"$out"
+}
+check "helm (Helm 4) --post-renderer warmup-inject, nativeSidecar without --kube-version: the plugin fails, helm stops" \
+	helm4_native_without_version
 
 # ---- warmup-inject on the official chart rendered live with values that once fooled it -------
 # (issue 34). Each rendering must equal its copy in testdata/pinot-helm (cmd/warmup-inject's
 # tests run the built binary on those copies; the README there gives each command), then the
 # binary runs on the live one.
 PINOT_TGZ="$FIXTURES/pinot-chart-release-1.5.1.tgz"
+# The copies are Helm 3's renderings, byte for byte. Helm 4 keeps the blank lines at the end of
+# templates: its rendering must be the copy plus whitespace-only lines, nothing else.
+only_blank_lines_added() { # HELM4 COPY
+	local d
+	d="$(diff "$1" "$2")"
+	if grep -qE '^>|^< .*[^[:space:]]' <<<"$d"; then
+		echo "$d"
+		return 1
+	fi
+}
 render_official() { # NAME SET...: helm template of the official chart with --set SET...
 	local name=$1 s
 	shift
 	local args=()
 	for s in "$@"; do args+=(--set "$s"); done
-	helm template pinot "$PINOT_TGZ" --namespace pinot --kube-version 1.29.0 \
+	helm3 template pinot "$PINOT_TGZ" --namespace pinot --kube-version 1.29.0 \
 		--set zookeeper.enabled=false "${args[@]}" >"$WORK/official-$name.yaml" || return 1
-	cmp "$WORK/official-$name.yaml" "$FIXTURES/$name.yaml"
+	cmp "$WORK/official-$name.yaml" "$FIXTURES/$name.yaml" || return 1
+	helm template pinot "$PINOT_TGZ" --namespace pinot --kube-version 1.29.0 \
+		--set zookeeper.enabled=false "${args[@]}" >"$WORK/official-$name-helm4.yaml" || return 1
+	only_blank_lines_added "$WORK/official-$name-helm4.yaml" "$FIXTURES/$name.yaml"
 }
-check "official chart rendered live, default values: equals testdata default.yaml" render_official default
+check "official chart rendered live (helm3; helm: blank lines added only), default values: equals testdata default.yaml" render_official default
 check "official chart, broker.extraEnv JAVA_OPTS (literal): equals testdata" render_official extraenv-javaopts \
 	'broker.extraEnv[0].name=JAVA_OPTS' 'broker.extraEnv[0].value=-Xms2G -Xmx2G -XX:+UseG1GC -Dplugins.dir=/opt/pinot/plugins'
 check "official chart, broker.extraEnv JAVA_OPTS (valueFrom): equals testdata" render_official extraenv-javaopts-valuefrom \
@@ -754,6 +826,10 @@ check "inject brokerCpuBoost without --kube-version: refused, naming --kube-vers
 	brokerCpuBoost 1.33 --kube-version -- --values="$WORK/values/inject-boost.yaml"
 check "inject brokerCpuBoost below Kubernetes 1.33: refused, naming the version" inject_fails cpu-limits \
 	"brokerCpuBoost needs Kubernetes >= 1.33" v1.32.0 -- --values="$WORK/values/inject-boost.yaml" --kube-version=v1.32.0
+printf 'brokerCpuBoost:\n  enabled: true\n  cpu:\n    limit: "4"\n  serviceAccount:\n    create: true\n    name: pinot\n' >"$WORK/values/inject-boost-sa-pinot.yaml"
+check "inject brokerCpuBoost creating a ServiceAccount named as the chart's pinot: refused, naming both" inject_fails cpu-limits \
+	"ServiceAccount pinot/pinot" "brokerCpuBoost of StatefulSet pinot-broker" "pinot/templates/serviceaccount.yaml" \
+	brokerCpuBoost.serviceAccount.name -- --values="$WORK/values/inject-boost-sa-pinot.yaml" --kube-version="${BOOST_KUBE_VERSIONS[0]}"
 printf 'enabled: false\n' >"$WORK/values/inject-off.yaml"
 check "inject without a broker, enabled: false: passed through unchanged" bash -c \
 	'"$1" --values="$2" <"$3" | cmp - "$3"' _ "$INJECT" "$WORK/values/inject-off.yaml" "$WORK/official-nobroker.yaml"

@@ -10,6 +10,11 @@ import (
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/kubeapi"
 )
 
+// boostSlowRetry, set at link time only (-ldflags "-X main.boostSlowRetry=300ms"), replaces the
+// give-back's slow retry pace (minutes) so that the binary's tests see a retry within a second.
+// No user setting reaches it: the pace is the runner's to choose (cpuboost.Settings.SlowRetry).
+var boostSlowRetry string
+
 // boostRunner is the CPU boost's give-back for serve (nil when the boost is off, or when the
 // Kubernetes API cannot be reached at all: then the status says why, and the sidecar goes on).
 func (s *sidecar) boostRunner(cfg config.Config) *cpuboost.Runner {
@@ -32,11 +37,12 @@ func (s *sidecar) boostRunner(cfg config.Config) *cpuboost.Runner {
 	if s.sup.Compile != nil {
 		src = s.sup.Compile
 	}
+	slow, _ := time.ParseDuration(boostSlowRetry) // unset (every build but the tests'): the default
 	return &cpuboost.Runner{
 		Settings: cpuboost.Settings{
 			Container: cfg.CPUBoostContainer, Target: target,
 			MaxDuration: cfg.CPUBoostMaxDuration, Settle: cfg.CPUBoostSettle,
-			NoJITNote: "WARMUP_JVM_METRICS_URL is empty",
+			NoJITNote: "WARMUP_JVM_METRICS_URL is empty", SlowRetry: slow,
 		},
 		Pods: client, Compile: src, Gate: s.gate, Report: s.boost,
 	}

@@ -51,6 +51,22 @@ func boostEnv(api *fakekube.Server, extra ...string) []string {
 	return append(env, extra...)
 }
 
+// boostBed starts a fake broker and controller and the fake API server serving the boosted pod,
+// each closed at the test's end; env is the sidecar's environment against them.
+func boostBed(t *testing.T) (api *fakekube.Server, env []string) {
+	t.Helper()
+	b := fakepinot.NewBroker(fakepinot.ThreeServers())
+	t.Cleanup(b.Close)
+	c := fakepinot.NewController(fakepinot.ThreeServerTables()...)
+	t.Cleanup(c.Close)
+	api, err := fakekube.New(boostedPod(), saToken)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(api.Close)
+	return api, boostEnv(api, "WARMUP_BROKER_URL="+b.URL(), "WARMUP_CONTROLLER_URL="+c.URL(), "WARMUP_MIN_ITERATIONS=50")
+}
+
 func waitBoost(t *testing.T, addr, state string, logs *syncBuf) (boostStatus, string) {
 	t.Helper()
 	deadline := time.Now().Add(15 * time.Second)
@@ -72,19 +88,10 @@ func waitBoost(t *testing.T, addr, state string, logs *syncBuf) (boostStatus, st
 // broker container back to its target through the API server, and the kubelet's report ended
 // it: /status, /metrics and the log say so, and the token appears in none of them.
 func TestServeGivesTheCPUBoostBack(t *testing.T) {
-	b := fakepinot.NewBroker(fakepinot.ThreeServers())
-	c := fakepinot.NewController(fakepinot.ThreeServerTables()...)
-	defer b.Close()
-	defer c.Close()
-	api, err := fakekube.New(boostedPod(), saToken)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer api.Close()
+	api, env := boostBed(t)
 	api.Kubelet(true)
 	addr := freeAddr(t)
-	sc := serveBinary(t, boostEnv(api, "WARMUP_BROKER_URL="+b.URL(), "WARMUP_CONTROLLER_URL="+c.URL(), "WARMUP_LISTEN_ADDR="+addr,
-		"WARMUP_MIN_ITERATIONS=50", "WARMUP_CONCURRENCY=2", "WARMUP_CPU_BOOST_SETTLE=1s", "WARMUP_LOG_LEVEL=debug")...)
+	sc := serveBinary(t, append(env, "WARMUP_LISTEN_ADDR="+addr, "WARMUP_CONCURRENCY=2", "WARMUP_CPU_BOOST_SETTLE=1s", "WARMUP_LOG_LEVEL=debug")...)
 	waitReady(t, addr, sc.logs)
 	st, body := waitBoost(t, addr, "given_back", sc.logs)
 	if !strings.Contains(st.Boost.GiveBackBecause, "no JIT signal: WARMUP_JVM_METRICS_URL is empty") ||
@@ -127,19 +134,10 @@ func TestServeGivesTheCPUBoostBack(t *testing.T) {
 // token), the boost ends failed and says what RBAC is needed, and the gate, the process and
 // its stop are as without the boost.
 func TestServeCPUBoostRefusedNeverHoldsTheGate(t *testing.T) {
-	b := fakepinot.NewBroker(fakepinot.ThreeServers())
-	c := fakepinot.NewController(fakepinot.ThreeServerTables()...)
-	defer b.Close()
-	defer c.Close()
-	api, err := fakekube.New(boostedPod(), saToken)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer api.Close()
+	api, env := boostBed(t)
 	api.RefuseResizes(403, "Forbidden", `pods "pinot-broker-0" is forbidden: User "system:serviceaccount:pinot:pinot" (token `+saToken+`) cannot patch resource "pods/resize" in API group "" in the namespace "pinot"`)
 	addr := freeAddr(t)
-	sc := serveBinary(t, boostEnv(api, "WARMUP_BROKER_URL="+b.URL(), "WARMUP_CONTROLLER_URL="+c.URL(), "WARMUP_LISTEN_ADDR="+addr,
-		"WARMUP_MIN_ITERATIONS=50", "WARMUP_CPU_BOOST_SETTLE=0s")...)
+	sc := serveBinary(t, append(env, "WARMUP_LISTEN_ADDR="+addr, "WARMUP_CPU_BOOST_SETTLE=0s")...)
 	waitReady(t, addr, sc.logs)
 	st, body := waitBoost(t, addr, "failed", sc.logs)
 	if !strings.Contains(st.Boost.Reason, "needs get on pods and patch on pods/resize") || !strings.Contains(st.Boost.Reason, "keeps its boosted CPU") {
@@ -154,12 +152,42 @@ func TestServeCPUBoostRefusedNeverHoldsTheGate(t *testing.T) {
 	}
 	sc.stopBySIGTERM(t)
 	if r := api.Resizes(); len(r) != 1 {
-		t.Errorf("%d resizes, want 1: a 403 is not retried", len(r))
+		t.Errorf("%d resizes, want 1: a 403 is sent again minutes later, not at once", len(r))
 	}
 	for where, text := range map[string]string{"logs": sc.logs.String(), "/status": body} {
 		if p := leaked(text, saToken); p != "" {
 			t.Errorf("%s carries %q, a piece of the ServiceAccount token", where, p)
 		}
+	}
+}
+
+// fastRetry is the command built with the boost's slow retry at 300ms instead of minutes: a
+// link-time variable (main.boostSlowRetry) that no user setting reaches.
+var fastRetry = build{ldflags: "-X main.boostSlowRetry=300ms"}
+
+// A 403 on the first read of the pod (the Role not yet propagated when a helm upgrade raised the
+// replicas and the Role's pod names together): the boost is failed, naming the RBAC, the pod is
+// read again at the slow pace, and once allowed the CPU is given back.
+func TestServeCPUBoostEarlyForbiddenReadThenGivenBack(t *testing.T) {
+	api, env := boostBed(t)
+	api.Kubelet(true)
+	api.RefuseGets(1, 403, "Forbidden", `pods "pinot-broker-0" is forbidden: User "system:serviceaccount:pinot:pinot-broker-warmup" cannot get resource "pods" in API group "" in the namespace "pinot"`)
+	addr := freeAddr(t)
+	sc := serveBinaryAt(t, fastRetry.get(t), append(env, "WARMUP_LISTEN_ADDR="+addr, "WARMUP_CPU_BOOST_SETTLE=1s")...)
+	waitReady(t, addr, sc.logs)
+	st, _ := waitBoost(t, addr, "given_back", sc.logs)
+	if st.Boost.Applied == nil || st.Boost.Applied.Request != "1" || st.Boost.Applied.Limit != "2" {
+		t.Errorf("broker_cpu_boost %+v", st.Boost)
+	}
+	if n := api.Gets(); n < 2 {
+		t.Errorf("%d reads of the pod, want the refused one and more", n)
+	}
+	if r := api.Resizes(); len(r) != 1 {
+		t.Errorf("resizes %q, want one", r)
+	}
+	sc.stopBySIGTERM(t)
+	if logs := sc.logs.String(); !strings.Contains(logs, `"msg":"broker CPU boost","state":"failed","reason":"no permission to read the pod: the sidecar's ServiceAccount needs get on pods`) {
+		t.Errorf("logs lack the failed read:\n%s", logs)
 	}
 }
 

@@ -21,32 +21,43 @@ import (
 	"github.com/warmup-sidecar/warmup-sidecar/internal/fakepinot"
 )
 
-// binary builds the command once per test run.
-var (
-	binOnce sync.Once
-	binPath string
-	binErr  error
-)
+// build is one build of the command, made once per test run: binary() as shipped, others with
+// link-time settings (ldflags) for the tests that need them.
+type build struct {
+	ldflags string
+	once    sync.Once
+	path    string
+	err     error
+}
 
-func binary(t *testing.T) string {
+func (b *build) get(t *testing.T) string {
 	t.Helper()
-	binOnce.Do(func() {
+	b.once.Do(func() {
 		dir, err := os.MkdirTemp("", "warmup-sidecar-bin")
 		if err != nil {
-			binErr = err
+			b.err = err
 			return
 		}
-		binPath = filepath.Join(dir, "warmup-sidecar")
-		out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput()
+		b.path = filepath.Join(dir, "warmup-sidecar")
+		args := []string{"build", "-o", b.path}
+		if b.ldflags != "" {
+			args = append(args, "-ldflags", b.ldflags)
+		}
+		out, err := exec.Command("go", append(args, ".")...).CombinedOutput()
 		if err != nil {
-			binErr = fmt.Errorf("go build: %v\n%s", err, out)
+			b.err = fmt.Errorf("go build: %v\n%s", err, out)
 		}
 	})
-	if binErr != nil {
-		t.Fatal(binErr)
+	if b.err != nil {
+		t.Fatal(b.err)
 	}
-	return binPath
+	return b.path
 }
+
+var shipped build
+
+// binary is the command as shipped.
+func binary(t *testing.T) string { return shipped.get(t) }
 
 func freeAddr(t *testing.T) string {
 	t.Helper()
@@ -312,7 +323,13 @@ type served struct {
 // serveBinary starts the binary with env; the test's end kills it by PID if still running.
 func serveBinary(t *testing.T, env ...string) *served {
 	t.Helper()
-	s := &served{cmd: exec.Command(binary(t), "-drain=200ms"), exited: make(chan error, 1), logs: &syncBuf{}}
+	return serveBinaryAt(t, binary(t), env...)
+}
+
+// serveBinaryAt is serveBinary with another build of the command (bin).
+func serveBinaryAt(t *testing.T, bin string, env ...string) *served {
+	t.Helper()
+	s := &served{cmd: exec.Command(bin, "-drain=200ms"), exited: make(chan error, 1), logs: &syncBuf{}}
 	s.cmd.Env = cleanEnv(env...)
 	s.cmd.Stderr = s.logs
 	if err := s.cmd.Start(); err != nil {

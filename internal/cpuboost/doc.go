@@ -5,9 +5,11 @@
 // quiet (or, without a JIT signal, once the gate has been open a settle time), or when the
 // maximum boost time since the pod started has passed, whichever comes first.
 //
-// It runs beside the warmup and never holds the gate: every failure (no permission, an API
-// server that does not answer, a resize refused, deferred or infeasible) is a state in
-// /status, a metric and a log line, retried within reason, never fatal. Its states: off,
-// boosted, giving_back (the resize sent or waiting on the kubelet), given_back and failed.
+// It runs beside the warmup and never holds the gate. Its states: off, boosted, giving_back
+// (the resize sent or waiting on the kubelet), given_back and failed, each in /status, a
+// metric and a log line. failed is not an end: no permission, an API server that does not
+// answer, a resize refused or infeasible, a pod the target does not fit, each is reported
+// failed and tried again at a slow pace (Settings.SlowRetry, one call each time) for as long
+// as the pod is boosted, so that a cure (a Role fixed, an API server back) ends given back.
 // A broker restart after the give-back does not boost again (docs/design.md, "CPU boost").
 package cpuboost

@@ -2,6 +2,7 @@ package cpuboost
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"time"
 
@@ -71,22 +72,34 @@ type pods struct {
 	pod        kubeapi.Pod
 	getErrs    []error
 	resizeErrs []error
-	gets       int
-	resized    []kubeapi.CPU
-	resizedAt  []time.Time
+	// getErr and resizeErr, when set, answer a call by the clock (an outage, a Role fixed
+	// later) before the scripted errors: nil lets the call through.
+	getErr, resizeErr func(now time.Time) error
+	gets              int
+	getAt             []time.Time
+	resized           []kubeapi.CPU
+	resizedAt         []time.Time
 	// kubelet evolves the status at each read after a resize; nil: it never reports.
 	kubelet func(p *kubeapi.Pod, readsSinceResize int)
 	since   int
-	panics  bool
+	// panics is how many reads panic before they answer.
+	panics int
 }
 
 func (p *pods) GetPod(context.Context) (kubeapi.Pod, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.panics {
+	if p.panics > 0 {
+		p.panics--
 		panic("boom")
 	}
 	p.gets++
+	p.getAt = append(p.getAt, p.c.Now())
+	if p.getErr != nil {
+		if err := p.getErr(p.c.Now()); err != nil {
+			return kubeapi.Pod{}, err
+		}
+	}
 	if len(p.getErrs) > 0 {
 		err := p.getErrs[0]
 		p.getErrs = p.getErrs[1:]
@@ -106,6 +119,11 @@ func (p *pods) ResizeCPU(_ context.Context, container string, cpu kubeapi.CPU) (
 	defer p.mu.Unlock()
 	p.resized = append(p.resized, cpu)
 	p.resizedAt = append(p.resizedAt, p.c.Now())
+	if p.resizeErr != nil {
+		if err := p.resizeErr(p.c.Now()); err != nil {
+			return kubeapi.Pod{}, err
+		}
+	}
 	if len(p.resizeErrs) > 0 {
 		err := p.resizeErrs[0]
 		p.resizeErrs = p.resizeErrs[1:]
@@ -132,6 +150,12 @@ func (p *pods) calls() (gets int, resized []kubeapi.CPU, at []time.Time) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.gets, append([]kubeapi.CPU(nil), p.resized...), append([]time.Time(nil), p.resizedAt...)
+}
+
+func (p *pods) readsAt() []time.Time {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]time.Time(nil), p.getAt...)
 }
 
 func clonePod(p kubeapi.Pod) kubeapi.Pod {
@@ -207,6 +231,31 @@ func (r *recorder) last() report.CPUBoostStatus {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.all[len(r.all)-1]
+}
+
+// changes counts the statuses the reporter logs: a change of state or reason.
+func (r *recorder) changes() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := 0
+	for i, s := range r.all {
+		if i == 0 || s.State != r.all[i-1].State || s.Reason != r.all[i-1].Reason {
+			n++
+		}
+	}
+	return n
+}
+
+// find is the first status published in state whose reason holds want.
+func (r *recorder) find(state, want string) (report.CPUBoostStatus, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, s := range r.all {
+		if s.State == state && strings.Contains(s.Reason, want) {
+			return s, true
+		}
+	}
+	return report.CPUBoostStatus{}, false
 }
 
 // states is the sequence of distinct states published.

@@ -2,156 +2,129 @@ package cpuboost
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"strings"
+	"time"
 
-	"github.com/warmup-sidecar/warmup-sidecar/internal/report"
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/backoff"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/kubeapi"
 )
 
-// giveBack resizes the broker container to the target, retrying a transient failure with a
-// doubling wait up to MaxAttempts, then waits for the kubelet to apply it.
-func (r *Runner) giveBack(ctx context.Context, why string) {
-	r.st.GiveBackBecause = why
-	r.transition(StateGivingBack, "resizing the broker container to the target CPU")
-	wait := r.s.Retry
-	for attempt := 1; ; attempt++ {
-		r.st.Attempts = attempt
-		cctx, cancel := context.WithTimeout(ctx, r.s.CallTimeout)
-		pod, err := r.Pods.ResizeCPU(cctx, r.s.Container, r.s.Target)
-		cancel()
-		if ctx.Err() != nil {
-			return // stopping: not the API server's fault
-		}
-		if err == nil {
-			r.st.LastError = ""
-			r.confirm(ctx, pod)
-			return
-		}
-		r.st.LastError = err.Error()
-		if why := r.refused(err); why != "" {
-			r.fail(why)
-			return
-		}
-		if attempt >= r.s.MaxAttempts {
-			r.fail(fmt.Sprintf("the resize failed %d times in a row, the last: %v", attempt, err))
-			return
-		}
-		next := wait.Next()
-		r.st.Reason = fmt.Sprintf("resize attempt %d of %d failed, next in %s", attempt, r.s.MaxAttempts, next)
-		r.Report.Set(r.st)
-		if !r.Sleep(ctx, next) {
-			return
-		}
-	}
-}
+// after is what a reading of the pod calls for next, in the give-back.
+type after int
 
-// refused says why a failed resize is final ("" for one worth retrying: no answer, 409, 429,
-// 5xx, an expired token).
-func (r *Runner) refused(err error) string {
-	var ae *kubeapi.Error
-	if !errors.As(err, &ae) {
-		return ""
-	}
-	switch {
-	case ae.Forbidden() && rbacDenial(ae):
-		return "no permission to resize the pod: " + rbacHint + ": " + err.Error()
-	case ae.Forbidden():
-		// An admission plugin's refusal (a node the API server does not know, a policy), not RBAC's.
-		return "the API server forbade the resize: " + err.Error()
-	case ae.NotFound() && r.podRead:
-		return "the API server has no resize subresource for this pod (in-place resize needs Kubernetes 1.33 or later, InPlacePodVerticalScaling): " + err.Error()
-	case ae.NotFound():
-		return "the pod was not found: WARMUP_POD_NAME and WARMUP_POD_NAMESPACE must name it: " + err.Error()
-	case ae.Permanent():
-		return "the API server refused the resize: " + err.Error()
-	}
-	return ""
-}
+const (
+	afterDone         after = iota // given back
+	afterReadSoon                  // the kubelet applies it: read again at the confirm pace
+	afterReadSlowly                // failed, the spec needs no resize: read again at the slow pace
+	afterResizeSlowly              // failed, the spec is above the target: resize at the slow pace
+)
 
-// confirm follows the pod until the kubelet runs the broker container at the target (given
-// back), refuses the resize as infeasible (failed), or ctx ends. A deferred resize is the
-// kubelet's to retry: it is reported and waited for.
-func (r *Runner) confirm(ctx context.Context, pod kubeapi.Pod) {
-	wait := r.s.Confirm
-	for !r.applied(pod) {
-		if r.st.State == StateFailed || !r.Sleep(ctx, wait.Next()) {
-			return
-		}
-		p, err := r.getPod(ctx)
-		if err != nil {
+// giveBack resizes the broker container to the target and follows the pod until the kubelet
+// runs it there; it returns then, or when ctx ends. Each call that fails is made again: an
+// error worth retrying at a doubling wait, MaxAttempts in a row, then (reported failed) at the
+// slow pace; a refusal at the slow pace at once. A pod already at the target, or that the
+// target cannot fit, is not resized: it is read.
+func (r *Runner) giveBack(ctx context.Context) {
+	var pod *kubeapi.Pod
+	if r.last != nil && !r.boosted {
+		pod = r.last
+	} else {
+		r.set(StateGivingBack, "resizing the broker container to the target CPU")
+	}
+	resize := pod == nil
+	tries, confirm := r.s.retries(), r.s.Confirm
+	for {
+		var wait time.Duration
+		if pod == nil {
+			p, err := r.call(ctx, resize)
 			if ctx.Err() != nil {
-				return
+				return // stopping: not the API server's fault
 			}
-			r.st.LastError = err.Error()
-			r.Report.Set(r.st)
-			continue
+			if err != nil {
+				if !r.Sleep(ctx, r.callFailed(err, resize, &tries, &confirm)) {
+					return
+				}
+				continue
+			}
+			tries.reset()
+			if resize {
+				confirm.Reset()
+			}
+			pod = &p
 		}
-		r.st.LastError = ""
-		pod = p
+		switch r.judge(*pod) {
+		case afterDone:
+			return
+		case afterReadSoon:
+			resize, wait = false, confirm.Next()
+		case afterReadSlowly:
+			resize, wait = false, r.s.SlowRetry
+		case afterResizeSlowly:
+			resize, wait = true, r.s.SlowRetry
+		}
+		pod = nil
+		if !r.Sleep(ctx, wait) {
+			return
+		}
 	}
 }
 
-// applied judges one reading of the pod: true once the give-back is done, or failed.
-func (r *Runner) applied(pod kubeapi.Pod) bool {
-	c, ok := pod.Container(r.s.Container)
-	if !ok {
-		r.fail(fmt.Sprintf("the pod has no container named %q any more", r.s.Container))
-		return true
+// judge reports one reading of the pod (a read's, or a resize's answer) and says what next.
+func (r *Runner) judge(pod kubeapi.Pod) after {
+	kind, spec, why := r.s.specOf(pod)
+	r.noteRead(pod, kind, spec)
+	switch kind {
+	case specWrong:
+		r.fail(why, r.readAgain())
+		return afterReadSlowly
+	case specAbove:
+		// Resized up again, by another client: the sidecar only gives back, slowly, so that it
+		// does not race that client.
+		r.fail(fmt.Sprintf("the pod's broker container CPU is request %q, limit %q, above the target: another client resized it", spec.Request, spec.Limit), r.resizeAgain())
+		return afterResizeSlowly
 	}
-	req, lim := c.Resources.CPU()
-	r.st.Spec = &report.CPUBoostCPU{Request: req, Limit: lim}
-	if !r.atTarget(req, lim) {
-		r.fail(fmt.Sprintf("the pod's broker container CPU is request %q, limit %q, not the target: another client resized it", req, lim))
-		return true
+	state, reason, applied := r.s.kubeletSays(pod)
+	if applied != nil {
+		r.st.Applied = applied
 	}
-	if cs, ok := pod.ContainerStatus(r.s.Container); ok && cs.Resources != nil {
-		areq, alim := cs.Resources.CPU()
-		r.st.Applied = &report.CPUBoostCPU{Request: areq, Limit: alim}
+	switch state {
+	case StateGivenBack:
+		r.set(StateGivenBack, reason)
+		return afterDone
+	case StateFailed:
+		// The spec is at the target already: the kubelet is to be read, not resized again.
+		r.fail(reason, r.readAgain())
+		return afterReadSlowly
 	}
-	var reason string
-	pending, isPending := pod.Condition(kubeapi.ConditionResizePending)
-	switch {
-	case isPending && pending.Reason == kubeapi.ReasonInfeasible:
-		r.fail("the kubelet refused the resize as Infeasible: " + pending.Message)
-		return true
-	case isPending:
-		reason = fmt.Sprintf("the kubelet has not applied the resize yet (%s): %s", pending.Reason, pending.Message)
-	case r.st.Applied == nil:
-		reason = "the API server accepted the resize; waiting for the kubelet to report the container's resources"
-	case condition(pod, kubeapi.ConditionResizeInProgress):
-		reason = "the kubelet is applying the resize"
-	case !r.atTarget(r.st.Applied.Request, r.st.Applied.Limit):
-		reason = "the API server accepted the resize; the kubelet still runs the container at its old CPU"
-	default:
-		r.transition(StateGivenBack, fmt.Sprintf("the kubelet runs the broker container at the target CPU (%s)", describeCPU(r.s.Target)))
-		return true
-	}
-	if reason != r.st.Reason {
-		r.st.Reason = reason
+	r.set(StateGivingBack, reason)
+	return afterReadSoon
+}
+
+// callFailed reports a failed call and says the wait before the next one.
+func (r *Runner) callFailed(err error, resize bool, tries *retries, confirm *backoff.Doubling) time.Duration {
+	r.st.LastError = err.Error()
+	if !resize {
+		if why := refused(err, false, r.last != nil); why != "" {
+			r.fail(why, r.readAgain())
+			return r.s.SlowRetry
+		}
+		// The give-back waits on the pod's reading at the pace it was at.
 		r.Report.Set(r.st)
+		if r.st.State == StateFailed {
+			return r.s.SlowRetry
+		}
+		return confirm.Next()
 	}
-	return false
-}
-
-func condition(pod kubeapi.Pod, kind string) bool {
-	_, ok := pod.Condition(kind)
-	return ok
-}
-
-func describeCPU(c kubeapi.CPU) string {
-	switch {
-	case c.Request != "" && c.Limit != "":
-		return "request " + c.Request + ", limit " + c.Limit
-	case c.Limit != "":
-		return "limit " + c.Limit
+	if why := refused(err, true, r.last != nil); why != "" {
+		tries.reset()
+		r.fail(why, r.resizeAgain())
+		return r.s.SlowRetry
 	}
-	return "request " + c.Request
-}
-
-// rbacDenial: a 403 from the authorizer, whose message reads `User "…" cannot patch resource
-// "pods/resize" …`; an admission plugin's 403 reads otherwise.
-func rbacDenial(e *kubeapi.Error) bool {
-	return strings.Contains(e.Message, "cannot ") && strings.Contains(e.Message, "resource ")
+	wait, slow := tries.failed()
+	if slow {
+		r.fail(fmt.Sprintf("the resize failed %d times in a row on errors worth retrying (no answer, 401, 409, 429, 5xx; the last in last_error)", r.s.MaxAttempts), r.resizeAgain())
+		return wait
+	}
+	r.set(StateGivingBack, fmt.Sprintf("resize attempt %d of %d failed, next in %s", tries.inARow, r.s.MaxAttempts, wait))
+	return wait
 }

@@ -29,10 +29,15 @@ type Settings struct {
 	// Timing; zero values take the defaults below.
 	Tick        time.Duration // between evidence checks (JIT.Every)
 	CallTimeout time.Duration // per API call (5s)
-	// Retry is the wait between failed resize attempts (1s doubling to 1m), MaxAttempts how
-	// many are made before giving up (10: about 4 minutes of waits).
+	// Retry is the wait between calls that fail on an error worth retrying (no answer, 401,
+	// 409, 429, 5xx: 1s doubling to 1m), for MaxAttempts failures in a row (10: about 4
+	// minutes of waits); then SlowRetry.
 	Retry       backoff.Doubling
 	MaxAttempts int
+	// SlowRetry is the pace once a failure is reported (2m): after MaxAttempts, at once after
+	// a refusal (403, 404, 422), an Infeasible resize, or a pod the target does not fit. One
+	// call each time, for as long as the pod is boosted: the give-back never stops.
+	SlowRetry time.Duration
 	// Confirm is the wait between reads of the pod while the kubelet applies the resize
 	// (2s doubling to 30s).
 	Confirm backoff.Doubling
@@ -74,6 +79,10 @@ func (s Settings) withDefaults() Settings {
 	if s.MaxAttempts <= 0 {
 		s.MaxAttempts = 10
 	}
+	// The doubling's next step after its 1m ceiling, kept: a failure reported, the pod holds the
+	// boost at most 2 minutes past its cure (a Role fixed, an API server back), for one call per
+	// pod per 2 minutes.
+	def(&s.SlowRetry, 2*time.Minute)
 	if s.Confirm.Min <= 0 || s.Confirm.Max <= 0 {
 		s.Confirm = backoff.Doubling{Min: 2 * time.Second, Max: 30 * time.Second}
 	}

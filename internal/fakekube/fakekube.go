@@ -31,8 +31,12 @@ type Server struct {
 	pod     kubeapi.Pod
 	kubelet bool
 	refuse  *refusal
-	resizes []string // each resize request's body
-	auths   []string // each request's Authorization header
+	// refuseGets answers that many reads of the pod with getRefusal before letting them through.
+	refuseGets int
+	getRefusal refusal
+	gets       int      // reads of the pod received
+	resizes    []string // each resize request's body
+	auths      []string // each request's Authorization header
 }
 
 type refusal struct {
@@ -95,6 +99,21 @@ func (s *Server) RefuseResizes(code int, reason, message string) {
 	s.refuse = &refusal{code, reason, message}
 }
 
+// RefuseGets answers the next n reads of the pod with the status (a Role not yet propagated),
+// then lets them through.
+func (s *Server) RefuseGets(n, code int, reason, message string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.refuseGets, s.getRefusal = n, refusal{code, reason, message}
+}
+
+// Gets is how many reads of the pod were received, refused or not.
+func (s *Server) Gets() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.gets
+}
+
 // Pod is the pod as stored now.
 func (s *Server) Pod() kubeapi.Pod {
 	s.mu.Lock()
@@ -130,6 +149,12 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	path := fmt.Sprintf("/api/v1/namespaces/%s/pods/%s", s.pod.Metadata.Namespace, s.pod.Metadata.Name)
 	switch {
 	case r.Method == http.MethodGet && r.URL.Path == path:
+		s.gets++
+		if s.refuseGets > 0 {
+			s.refuseGets--
+			writeStatus(w, s.getRefusal.code, s.getRefusal.reason, s.getRefusal.message)
+			return
+		}
 		_ = json.NewEncoder(w).Encode(s.pod)
 	case r.Method == http.MethodPatch && r.URL.Path == path+"/resize":
 		body, _ := io.ReadAll(r.Body)

@@ -285,11 +285,11 @@ func umbrellaBoostValues(t *testing.T, extra string) map[string]any {
 	return v
 }
 
-// renderUmbrellaAt renders the example umbrella chart at a Kubernetes version: its templates'
+// umbrellaObjectsAt renders the example umbrella chart at a Kubernetes version: its templates'
 // objects, or the render error.
-func renderUmbrellaAt(t *testing.T, values map[string]any, kube string) ([]k8sObject, error) {
+func umbrellaObjectsAt(t *testing.T, values map[string]any, kube string) ([]k8sObject, error) {
 	t.Helper()
-	out, _, err := renderUmbrellaFiles(t, values, kube)
+	out, _, err := renderUmbrellaAt(t, values, kube)
 	if err != nil {
 		return nil, err
 	}
@@ -307,7 +307,7 @@ func renderUmbrellaAt(t *testing.T, values map[string]any, kube string) ([]k8sOb
 // ServiceAccount, and gives the boost's ServiceAccount the annotations and pull secrets it is
 // given.
 func TestUmbrellaCPUBoostPolicyGateAndServiceAccount(t *testing.T) {
-	objs, err := renderUmbrellaAt(t, umbrellaBoostValues(t, ""), "v1.34.0")
+	objs, err := umbrellaObjectsAt(t, umbrellaBoostValues(t, ""), "v1.34.0")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -319,20 +319,20 @@ func TestUmbrellaCPUBoostPolicyGateAndServiceAccount(t *testing.T) {
 		}
 	}
 
-	_, err = renderUmbrellaAt(t, umbrellaBoostValues(t, ""), "v1.32.0")
+	_, err = umbrellaObjectsAt(t, umbrellaBoostValues(t, ""), "v1.32.0")
 	if err == nil || !strings.Contains(err.Error(), "brokerCpuBoost needs Kubernetes >= 1.33") || !strings.Contains(err.Error(), "v1.32.0") {
 		t.Errorf("at v1.32.0: %v, want a refusal naming 1.33 and the version", err)
 	}
-	_, err = renderUmbrellaAt(t, umbrellaBoostValues(t, "  serviceAccount:\n    create: false\n    name: default\n"), "v1.34.0")
+	_, err = umbrellaObjectsAt(t, umbrellaBoostValues(t, "  serviceAccount:\n    create: false\n    name: default\n"), "v1.34.0")
 	if err == nil || !strings.Contains(err.Error(), "ServiceAccount default") || !strings.Contains(err.Error(), "every pod") {
 		t.Errorf("bound to default: %v, want a refusal", err)
 	}
-	_, err = renderUmbrellaAt(t, umbrellaBoostValues(t, "  serviceAccount:\n    create: false\n    name: pinot\n    annotations: {a: b}\n"), "v1.34.0")
+	_, err = umbrellaObjectsAt(t, umbrellaBoostValues(t, "  serviceAccount:\n    create: false\n    name: pinot\n    annotations: {a: b}\n"), "v1.34.0")
 	if err == nil || !strings.Contains(err.Error(), "serviceAccount.annotations") {
 		t.Errorf("annotations for a ServiceAccount the boost does not create: %v, want a refusal", err)
 	}
 
-	objs, err = renderUmbrellaAt(t, umbrellaBoostValues(t, "  serviceAccount:\n    annotations:\n      azure.workload.identity/client-id: 00000000-0000-0000-0000-000000000000\n    imagePullSecrets:\n      - name: private-registry\n"), "v1.34.0")
+	objs, err = umbrellaObjectsAt(t, umbrellaBoostValues(t, "  serviceAccount:\n    annotations:\n      azure.workload.identity/client-id: 00000000-0000-0000-0000-000000000000\n    imagePullSecrets:\n      - name: private-registry\n"), "v1.34.0")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -89,9 +89,11 @@ func setScalar(m *yaml.Node, key, value string, style yaml.Style) {
 // objectsHeader opens each object inject adds to the stream, like Helm's "# Source:" lines.
 const objectsHeader = "# Source: pinot-broker-warmup (warmup-inject, brokerCpuBoost)\n"
 
-// addObjects adds the chart's objects (a YAML stream) to the manifests: an object already there
-// (same kind, namespace and name: an earlier run's) is replaced in place, any other appended.
-func addObjects(docs []manifest, stream string) ([]manifest, error) {
+// addObjects adds the chart's objects (a YAML stream, what the boost of statefulSet needs) to the
+// manifests: an object already there (the same kind, namespace and name) is replaced in place
+// when it is this chart's (an earlier run's, or another StatefulSet's boost's), any other is a
+// refusal (collision.go); the rest are appended.
+func addObjects(docs []manifest, stream, statefulSet string) ([]manifest, error) {
 	for _, d := range splitStream([]byte(stream)) {
 		body := strings.TrimSpace(d.body)
 		if body == "" {
@@ -102,16 +104,21 @@ func addObjects(docs []manifest, stream string) ([]manifest, error) {
 			return nil, fmt.Errorf("reading the chart's brokerCpuBoost objects: %v\n%s", err, body)
 		}
 		doc := document{separator: "---\n", body: objectsHeader + body + "\n"}
-		replaced := false
+		replace := -1
 		for i := range docs {
-			o := docs[i].obj
-			if docs[i].node != nil && o.Kind == obj.Kind && o.Metadata.Namespace == obj.Metadata.Namespace && o.Metadata.Name == obj.Metadata.Name {
-				docs[i].document.body = doc.body
-				docs[i].changed, docs[i].node, replaced = false, nil, true
-				break
+			if docs[i].obj.Kind == "" || !sameObject(docs[i].obj, obj) {
+				continue
+			}
+			if !owned(docs[i].obj) {
+				return nil, collisionErr(docs, i, obj, statefulSet)
+			}
+			if replace < 0 {
+				replace = i
 			}
 		}
-		if replaced {
+		if replace >= 0 {
+			r := &docs[replace]
+			r.body, r.obj, r.node, r.changed = doc.body, obj, nil, false
 			continue
 		}
 		if n := len(docs); n > 0 && docs[n-1].body != "" && !strings.HasSuffix(docs[n-1].body, "\n") {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	yaml "go.yaml.in/yaml/v3"
+	"helm.sh/helm/v3/pkg/chart"
 	"helm.sh/helm/v3/pkg/chart/loader"
 	"helm.sh/helm/v3/pkg/chartutil"
 	"helm.sh/helm/v3/pkg/engine"
@@ -176,16 +177,16 @@ func umbrellaValues(t *testing.T, values string) map[string]any {
 // umbrella's own default values.
 func renderUmbrella(t *testing.T, values map[string]any) ([]k8sObject, map[string]any) {
 	t.Helper()
-	out, defaults, err := renderUmbrellaFiles(t, values, "v1.29.0")
+	out, parent, err := renderUmbrellaAt(t, values, "v1.29.0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	return objects(t, out["pinot-broker-with-warmup/templates/statefulset.yaml"]), defaults
+	return objects(t, out["pinot-broker-with-warmup/templates/statefulset.yaml"]), parent.Values
 }
 
-// renderUmbrellaFiles renders the example umbrella chart at a Kubernetes version: every
-// template's output by name and the umbrella's default values, or the render error.
-func renderUmbrellaFiles(t *testing.T, values map[string]any, kube string) (map[string]string, map[string]any, error) {
+// renderUmbrellaAt renders the example umbrella chart through Helm's library at a Kubernetes
+// version: every template's output, the chart, and the render's error (a template's fail).
+func renderUmbrellaAt(t *testing.T, values map[string]any, kubeVersion string) (map[string]string, *chart.Chart, error) {
 	t.Helper()
 	parent, err := loader.Load(umbrellaDir)
 	if err != nil {
@@ -197,17 +198,17 @@ func renderUmbrellaFiles(t *testing.T, values map[string]any, kube string) (map[
 	}
 	parent.AddDependency(sub)
 	caps := chartutil.DefaultCapabilities.Copy()
-	kv, err := chartutil.ParseKubeVersion(kube)
+	kv, err := chartutil.ParseKubeVersion(kubeVersion)
 	if err != nil {
 		t.Fatal(err)
 	}
 	caps.KubeVersion = *kv
 	top, err := chartutil.ToRenderValues(parent, values, chartutil.ReleaseOptions{Name: "pinot", Namespace: "pinot"}, caps)
 	if err != nil {
-		return nil, nil, err
+		t.Fatal(err)
 	}
 	out, err := engine.Render(parent, top)
-	return out, parent.Values, err
+	return out, parent, err
 }
 
 func TestUmbrellaPathMatchesInject(t *testing.T) {

@@ -21,7 +21,7 @@ func inject(r *renderer, in io.Reader, out, log io.Writer) error {
 		_, err := out.Write(raw)
 		return err
 	}
-	docs, err = injectAll(r, docs, log)
+	docs, _, err = injectAll(r, docs, log)
 	if err != nil {
 		return err
 	}
@@ -44,7 +44,8 @@ func inject(r *renderer, in io.Reader, out, log io.Writer) error {
 
 // injectAll edits the parsed documents in place, and adds the objects the chart renders beside
 // the pods (brokerCpuBoost's ServiceAccount, Role, RoleBinding and admission policy) at the end.
-func injectAll(r *renderer, docs []manifest, log io.Writer) ([]manifest, error) {
+// It returns the broker StatefulSets it edited with the documents.
+func injectAll(r *renderer, docs []manifest, log io.Writer) ([]manifest, []brokerTarget, error) {
 	podLabels := stringMap(lookup(r.values, "brokerPodLabels"))
 	containerName, _ := lookup(r.values, "brokerContainerName").(string)
 	javaOptsEnv, _ := lookup(r.values, "brokerJvm", "javaOptsEnv").(string)
@@ -60,7 +61,7 @@ func injectAll(r *renderer, docs []manifest, log io.Writer) ([]manifest, error) 
 		case "Service":
 			var s service
 			if err := d.node.Decode(&s); err != nil {
-				return nil, inputErr(fmt.Errorf("reading Service %s (line %d): %w", d.obj.Metadata.Name, d.line, err))
+				return nil, nil, inputErr(fmt.Errorf("reading Service %s (line %d): %w", d.obj.Metadata.Name, d.line, err))
 			}
 			services = append(services, s)
 		case "ConfigMap":
@@ -68,7 +69,7 @@ func injectAll(r *renderer, docs []manifest, log io.Writer) ([]manifest, error) 
 		case "StatefulSet":
 			var sts statefulSet
 			if err := d.node.Decode(&sts); err != nil {
-				return nil, inputErr(fmt.Errorf("reading StatefulSet %s (line %d): %w", d.obj.Metadata.Name, d.line, err))
+				return nil, nil, inputErr(fmt.Errorf("reading StatefulSet %s (line %d): %w", d.obj.Metadata.Name, d.line, err))
 			}
 			match, container := matchBroker(d.obj, sts, podLabels, containerName)
 			if match == notBroker {
@@ -76,15 +77,15 @@ func injectAll(r *renderer, docs []manifest, log io.Writer) ([]manifest, error) 
 			}
 			t, err := newBrokerTarget(i, sts, match, container, brokerURL != "")
 			if err != nil {
-				return nil, inputErr(err)
+				return nil, nil, inputErr(err)
 			}
 			targets = append(targets, t)
 		}
 	}
 	if len(targets) == 0 {
-		return nil, noBrokerErr(podLabels)
+		return nil, nil, noBrokerErr(podLabels)
 	}
-	var objects []string
+	var objects []boostObjects
 	for _, t := range targets {
 		warmup := map[string]any{}
 		if t.port > 0 {
@@ -97,7 +98,7 @@ func injectAll(r *renderer, docs []manifest, log io.Writer) ([]manifest, error) 
 		if cpuBoostOn(r.values) {
 			note, err := cpuBoostOverrides(r.values, t, docs, overrides)
 			if err != nil {
-				return nil, inputErr(err)
+				return nil, nil, inputErr(err)
 			}
 			if note != "" {
 				fmt.Fprintf(log, prog+": StatefulSet %s: %s\n", t.name, note)
@@ -112,7 +113,7 @@ func injectAll(r *renderer, docs []manifest, log io.Writer) ([]manifest, error) 
 		}
 		inj, err := r.render(overrides, t.namespace)
 		if err != nil {
-			return nil, usageErr(fmt.Errorf("StatefulSet %s: %w", t.name, err))
+			return nil, nil, usageErr(fmt.Errorf("StatefulSet %s: %w", t.name, err))
 		}
 		d := &docs[t.index]
 		if splicePod(documentRoot(d.node), inj) {
@@ -120,7 +121,7 @@ func injectAll(r *renderer, docs []manifest, log io.Writer) ([]manifest, error) 
 		}
 		if inj.brokerConfig != "" {
 			if err := addListener(docs, configMaps, t, inj.brokerConfig); err != nil {
-				return nil, inputErr(err)
+				return nil, nil, inputErr(err)
 			}
 		}
 		if addBrokerMounts(documentRoot(d.node), t.container, inj.brokerVolumeMounts) {
@@ -129,19 +130,19 @@ func injectAll(r *renderer, docs []manifest, log io.Writer) ([]manifest, error) 
 		if inj.brokerJavaOpts != "" {
 			changed, err := addJavaOpts(documentRoot(d.node), t, javaOptsEnv, inj.brokerJavaOpts, jvmLevers(r.values))
 			if err != nil {
-				return nil, inputErr(err)
+				return nil, nil, inputErr(err)
 			}
 			d.changed = d.changed || changed
 		}
 		if spliceCPUBoost(documentRoot(d.node), t.container, inj) {
 			d.changed = true
-			objects = append(objects, inj.cpuBoostObjects)
+			objects = append(objects, boostObjects{t.name, inj.cpuBoostObjects})
 		}
 		fmt.Fprintf(log, prog+": StatefulSet %s: sidecar added (%s%s%s%s%s)\n", t.name, describePort(t.port, brokerURL),
 			describeController(controller), describeJavaOpts(javaOptsEnv, inj.brokerJavaOpts), describeBoost(inj), describeMatch(t, podLabels))
 		gated, gateNote, err := gateBrokerProbes(documentRoot(d.node), t, r.values)
 		if err != nil {
-			return nil, inputErr(err)
+			return nil, nil, inputErr(err)
 		}
 		d.changed = d.changed || gated
 		if gateNote != "" {
@@ -150,12 +151,15 @@ func injectAll(r *renderer, docs []manifest, log io.Writer) ([]manifest, error) 
 	}
 	for _, o := range objects {
 		var err error
-		if docs, err = addObjects(docs, o); err != nil {
-			return nil, err
+		if docs, err = addObjects(docs, o.stream, o.statefulSet); err != nil {
+			return nil, nil, err
 		}
 	}
-	return docs, nil
+	return docs, targets, nil
 }
+
+// boostObjects are the objects one StatefulSet's boost adds beside its pods (a YAML stream).
+type boostObjects struct{ statefulSet, stream string }
 
 // describePort: 0 is a port inject could not tell, which only an explicit brokerUrl allows.
 func describePort(port int, brokerURL string) string {

@@ -54,6 +54,9 @@ func (v *valuesFlag) Set(s string) error { *v = append(*v, s); return nil }
 
 // Main runs warmup-inject; args are the command line without the program name.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "values" {
+		return valuesMain(args[1:], stdin, stdout, stderr)
+	}
 	fs := flag.NewFlagSet(prog, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, usage) }

@@ -48,11 +48,16 @@ type boostCPU struct {
 const releaseName = "inject"
 
 func newRenderer(files []string, kubeVersion string) (*renderer, error) {
-	c, err := loadChart()
+	user, err := readValues(files)
 	if err != nil {
 		return nil, err
 	}
-	user, err := readValues(files)
+	return newRendererWith(user, files, kubeVersion)
+}
+
+// newRendererWith renders with the given user values (files only name them in messages).
+func newRendererWith(user map[string]any, files []string, kubeVersion string) (*renderer, error) {
+	c, err := loadChart()
 	if err != nil {
 		return nil, err
 	}

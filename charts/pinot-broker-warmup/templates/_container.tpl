@@ -204,9 +204,5 @@ Checks that JSON schema cannot express: they need two values at once or the clus
 {{- fail (printf "pinot-broker-warmup: nativeSidecar needs Kubernetes >= 1.29 (restartPolicy on initContainers), this cluster is %s" .Capabilities.KubeVersion.Version) -}}
 {{- end -}}
 {{- end -}}
-{{- if and $v.brokerCpuBoost.enabled .Capabilities -}}
-{{- if not (semverCompare ">=1.33.0-0" .Capabilities.KubeVersion.Version) -}}
-{{- fail (printf "pinot-broker-warmup: brokerCpuBoost needs Kubernetes >= 1.33 (in-place pod resize, on by default from 1.33; below it the pods would start boosted and never be given back), this cluster is %s: set brokerCpuBoost.enabled: false" .Capabilities.KubeVersion.Version) -}}
-{{- end -}}
-{{- end -}}
+{{- include "pinot-broker-warmup.cpuBoostKubeVersion" . -}}
 {{- end -}}

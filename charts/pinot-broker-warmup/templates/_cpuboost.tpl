@@ -87,6 +87,19 @@ namespace's default: every pod that names no ServiceAccount runs as it, and woul
 {{- end -}}
 
 {{/*
+The boost's version check (dict "Values" <values> "Capabilities" .Capabilities; nothing without
+Capabilities): in-place pod resize is on by default from Kubernetes 1.33 (the admission policy
+needs 1.30). Below it the pods would start boosted and the resize would be a 404.
+*/}}
+{{- define "pinot-broker-warmup.cpuBoostKubeVersion" -}}
+{{- if and .Values.enabled .Values.brokerCpuBoost.enabled .Capabilities -}}
+{{- if not (semverCompare ">=1.33.0-0" .Capabilities.KubeVersion.Version) -}}
+{{- fail (printf "pinot-broker-warmup: brokerCpuBoost needs Kubernetes >= 1.33 (in-place pod resize, on by default from 1.33; below it the pods would start boosted and never be given back), this cluster is %s: set brokerCpuBoost.enabled: false" .Capabilities.KubeVersion.Version) -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+
+{{/*
 The broker pod's identity with the boost (dict "Values" <values>): serviceAccountName and, with a
 ServiceAccount of its own, no automounted token (the sidecar mounts its own; the broker gets none).
 Empty when off. An umbrella chart writes it in the broker pod spec, in place of serviceAccountName.
@@ -113,14 +126,78 @@ resizePolicy:
 {{- end -}}
 {{- end -}}
 
-{{/* Guaranteed-shaped resources: CPU and memory limits, requests (defaulting to them) equal. */}}
+{{/*
+A memory quantity (1Gi, 1024Mi, 1073741824, 1G, 1.5Gi, 129e6, a YAML number) as an exact amount of
+bytes, one spelling per amount, so that two quantities are equal as the API server compares them
+when their bytes are: an integer, or N "e-" P for a fraction (N not a multiple of 10). Sprig has
+no quantity parser; int64 arithmetic, refused rather than wrapped beyond it (8 EiB).
+*/}}
+{{- define "pinot-broker-warmup.bytes" -}}
+{{- $q := toString . -}}
+{{- $bad := printf "pinot-broker-warmup: memory %q is not a Kubernetes quantity below 8Ei (1Gi, 1024Mi, 1073741824, 1G)" $q -}}
+{{- if not (regexMatch `^([0-9]+(\.[0-9]*)?|\.[0-9]+)([KMGTPE]i|[numkMGTPE]|[eE][+-]?[0-9]+)?$` $q) -}}
+{{- fail $bad -}}
+{{- end -}}
+{{- $num := regexFind `^([0-9]+(\.[0-9]*)?|\.[0-9]+)` $q -}}
+{{- $suffix := trimPrefix $num $q -}}
+{{- $parts := splitList "." $num -}}
+{{- $frac := ternary (last $parts) "" (gt (len $parts) 1) -}}
+{{- $digits := default "0" (regexReplaceAll "^0+" (print (first $parts) $frac) "") -}}
+{{- if gt (len $digits) 18 -}}
+{{- fail $bad -}}
+{{- end -}}
+{{- /* bytes = digits x binary x 10^-p */ -}}
+{{- $n := atoi $digits -}}
+{{- $binary := dict "Ki" 1024 "Mi" 1048576 "Gi" 1073741824 "Ti" 1099511627776 "Pi" 1125899906842624 "Ei" 1152921504606846976 -}}
+{{- $decimal := dict "" 0 "n" -9 "u" -6 "m" -3 "k" 3 "M" 6 "G" 9 "T" 12 "P" 15 "E" 18 -}}
+{{- $exp := 0 -}}
+{{- if hasKey $binary $suffix -}}
+{{- $m := get $binary $suffix -}}
+{{- $prod := mul $n $m -}}
+{{- if ne (div $prod $m) $n -}}
+{{- fail $bad -}}
+{{- end -}}
+{{- $n = $prod -}}
+{{- else if hasKey $decimal $suffix -}}
+{{- $exp = get $decimal $suffix -}}
+{{- else -}}
+{{- $exp = atoi (substr 1 (len $suffix) $suffix) -}}
+{{- end -}}
+{{- $p := sub (len $frac) $exp -}}
+{{- if or (lt $p -40) (gt $p 60) -}}
+{{- fail $bad -}}
+{{- end -}}
+{{- range until (int (max 0 (sub 0 $p))) -}}
+{{- $prod := mul $n 10 -}}
+{{- if ne (div $prod 10) $n -}}
+{{- fail $bad -}}
+{{- end -}}
+{{- $n = $prod -}}
+{{- end -}}
+{{- range until (int (max 0 $p)) -}}
+{{- if and (gt $p 0) (eq (mod $n 10) 0) -}}
+{{- $n = div $n 10 -}}
+{{- $p = sub $p 1 -}}
+{{- end -}}
+{{- end -}}
+{{- if gt $p 0 -}}
+{{- printf "%de-%d" $n $p -}}
+{{- else -}}
+{{- printf "%d" $n -}}
+{{- end -}}
+{{- end -}}
+
+{{/*
+Guaranteed-shaped resources: CPU and memory limits, requests (defaulting to them) equal as
+amounts (1Gi is 1024Mi), not as written.
+*/}}
 {{- define "pinot-broker-warmup.guaranteedShape" -}}
 {{- $req := default dict .requests -}}
 {{- $lim := default dict .limits -}}
 {{- if and (hasKey $lim "cpu") (hasKey $lim "memory") -}}
 {{- $rc := default (get $lim "cpu") (get $req "cpu") -}}
 {{- $rm := default (get $lim "memory") (get $req "memory") -}}
-{{- if and (eq (include "pinot-broker-warmup.milliCpu" $rc) (include "pinot-broker-warmup.milliCpu" (get $lim "cpu"))) (eq (toString $rm) (toString (get $lim "memory"))) -}}
+{{- if and (eq (include "pinot-broker-warmup.milliCpu" $rc) (include "pinot-broker-warmup.milliCpu" (get $lim "cpu"))) (eq (include "pinot-broker-warmup.bytes" $rm) (include "pinot-broker-warmup.bytes" (get $lim "memory"))) -}}
 true
 {{- end -}}
 {{- end -}}
@@ -131,7 +208,7 @@ The broker container's resources for an umbrella chart (dict "Values" <values> "
 broker's resources>): as given, with the boosted CPU when the boost is on. brokerCpuBoost.target
 must be the broker's CPU as given. The QoS class a resize may not change is kept: when the sidecar
 is Guaranteed-shaped (the pod's other containers are taken to be too), the broker's shape must be
-the same boosted and given back. Memory quantities are compared as written.
+the same boosted and given back. Memory quantities are compared as amounts (1Gi is 1024Mi).
 */}}
 {{- define "pinot-broker-warmup.brokerResources" -}}
 {{- $v := .Values -}}

@@ -21,7 +21,8 @@ type Helm struct {
 	Chart string
 }
 
-// NewHelm finds helm (scripts/install-tools.sh), builds warmup-inject into dir and locates the
+// NewHelm finds Helm 3 (helm3 of scripts/install-tools.sh: it runs warmup-inject from PATH as an
+// exec post-renderer, which Helm 4 no longer does), builds warmup-inject into dir and locates the
 // official chart fixture.
 func NewHelm(ctx context.Context, kubeconfig, dir string) (*Helm, error) {
 	root, err := cluster.RepoRoot()
@@ -32,7 +33,7 @@ func NewHelm(ctx context.Context, kubeconfig, dir string) (*Helm, error) {
 	if err != nil {
 		return nil, err
 	}
-	h := &Helm{Bin: filepath.Join(bin, "helm"), Kubeconfig: kubeconfig,
+	h := &Helm{Bin: filepath.Join(bin, "helm3"), Kubeconfig: kubeconfig,
 		Inject: filepath.Join(dir, "warmup-inject"),
 		Chart:  filepath.Join(root, "testdata", "pinot-helm", "pinot-chart-release-1.5.1.tgz")}
 	if c := os.Getenv("WARMUP_PINOT_CHART"); c != "" {

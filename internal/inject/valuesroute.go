@@ -1,0 +1,255 @@
+package inject
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	yaml "go.yaml.in/yaml/v3"
+)
+
+const valuesUsage = `usage: warmup-inject values [--values FILE]... --kube-version VERSION [--companion FILE] < manifests > warmup-pinot-values.yaml
+
+The values route: reads a release of the official Pinot chart as rendered (helm template, with
+your own values) and writes the values that add the warmup sidecar to its broker pods through
+that chart's own keys: the sidecar as a native sidecar in broker.initContainers, and what the
+--values files ask of the broker (its probes, JVM options, resources, volumes). Pass the output
+last with -f to helm install/upgrade of the same release, or commit it for Argo CD or Flux.
+--companion writes the values for this project's chart, installed as a second release in the
+same namespace: the PodMonitor, the dashboard and brokerCpuBoost's RBAC for those brokers.
+
+  helm template pinot pinot/pinot -n pinot -f my-values.yaml \
+    | warmup-inject values -f warmup.yaml --kube-version 1.34.0 --companion warmup-companion.yaml \
+    > warmup-pinot-values.yaml
+  helm upgrade --install pinot pinot/pinot -n pinot -f my-values.yaml -f warmup-pinot-values.yaml
+  helm upgrade --install pinot-warmup charts/pinot-broker-warmup -n pinot -f warmup-companion.yaml
+`
+
+// valuesMain runs `warmup-inject values`.
+func valuesMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet(prog+" values", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, valuesUsage) }
+	var values valuesFlag
+	fs.Var(&values, "values", "values `FILE` for the pinot-broker-warmup chart (repeatable, later wins)")
+	fs.Var(&values, "f", "shorthand for --values")
+	kubeVersion := fs.String("kube-version", "", "the cluster's Kubernetes `VERSION` (required: the sidecar is a native sidecar, Kubernetes >= 1.29)")
+	companion := fs.String("companion", "", "write the pinot-broker-warmup chart's values for the same release to `FILE`")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		return exitUsage
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "%s values: unexpected argument %q\n%s", prog, fs.Arg(0), valuesUsage)
+		return exitUsage
+	}
+	err := runValues(values, *kubeVersion, *companion, stdin, stdout, stderr)
+	if err == nil {
+		return exitOK
+	}
+	fmt.Fprintf(stderr, "%s values: %v\n", prog, err)
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return ee.code
+	}
+	return exitInput
+}
+
+func runValues(files []string, kubeVersion, companionFile string, stdin io.Reader, stdout, stderr io.Writer) error {
+	user, err := readValues(files)
+	if err != nil {
+		return usageErr(err)
+	}
+	if err := valuesRouteDefaults(user, files); err != nil {
+		return usageErr(err)
+	}
+	if kubeVersion == "" {
+		return usageErr(errors.New("--kube-version is required: the values route runs the sidecar as a native sidecar (Kubernetes >= 1.29), and nothing here can ask the cluster (kubectl version shows it)"))
+	}
+	r, err := newRendererWith(user, files, kubeVersion)
+	if err != nil {
+		return usageErr(err)
+	}
+	if !r.enabled() {
+		return usageErr(fmt.Errorf("%s: enabled is false: there is nothing to add (leave the values route's file out of the release instead)", describeFiles(files)))
+	}
+	raw, err := io.ReadAll(stdin)
+	if err != nil {
+		return inputErr(fmt.Errorf("reading manifests from stdin: %w", err))
+	}
+	route, err := valuesFor(r, raw, stderr)
+	if err != nil {
+		return err
+	}
+	if companionFile != "" {
+		if err := os.WriteFile(companionFile, route.companion, 0o644); err != nil {
+			return inputErr(fmt.Errorf("writing --companion %s: %w", companionFile, err))
+		}
+	}
+	_, err = stdout.Write(route.overlay)
+	return err
+}
+
+// valuesRouteDefaults: the official chart has a container list only in broker.initContainers,
+// so the sidecar is a native sidecar; and no ServiceAccount value of the broker's own, so the
+// boost's Role is bound to the broker pods' ServiceAccount. Values saying otherwise are refused.
+func valuesRouteDefaults(user map[string]any, files []string) error {
+	if native, set := lookup(user, "nativeSidecar").(bool); set && !native {
+		return fmt.Errorf("%s: nativeSidecar is false: the values route adds the sidecar through broker.initContainers, as a native sidecar (remove nativeSidecar, or use the post-renderer)", describeFiles(files))
+	}
+	user["nativeSidecar"] = true
+	if create, set := lookup(user, "brokerCpuBoost", "serviceAccount", "create").(bool); set && create {
+		return fmt.Errorf("%s: brokerCpuBoost.serviceAccount.create is true: the official chart has no value to run the broker pods as a ServiceAccount of their own; the values route binds the boost's Role to theirs (set create: false, or use the post-renderer)", describeFiles(files))
+	}
+	if on, _ := lookup(user, "brokerCpuBoost", "enabled").(bool); on {
+		user["brokerCpuBoost"] = mergeMaps(asMap(user["brokerCpuBoost"]), map[string]any{"serviceAccount": map[string]any{"create": false}})
+	}
+	return nil
+}
+
+// routeOutput is what the values route writes: the official chart's values and the companion's.
+type routeOutput struct {
+	overlay, companion []byte
+}
+
+// valuesFor injects the manifests as the post-renderer would and says the result as values.
+func valuesFor(r *renderer, raw []byte, log io.Writer) (routeOutput, error) {
+	before, err := parseStream(raw)
+	if err != nil {
+		return routeOutput{}, inputErr(err)
+	}
+	docs, err := parseStream(raw)
+	if err != nil {
+		return routeOutput{}, inputErr(err)
+	}
+	docs, targets, err := injectAll(r, docs, log)
+	if err != nil {
+		return routeOutput{}, err
+	}
+	if len(targets) != 1 {
+		names := make([]string, len(targets))
+		for i, t := range targets {
+			names[i] = t.name
+		}
+		return routeOutput{}, inputErr(fmt.Errorf("%d broker StatefulSets (%s): the values route writes one release's broker values; render one release at a time", len(targets), strings.Join(names, ", ")))
+	}
+	t := targets[0]
+	edit := brokerEdit{name: t.name, container: t.container,
+		before: documentRoot(before[t.index].node), after: documentRoot(docs[t.index].node)}
+	edit.confBefore, edit.conf = brokerConf(before, t), brokerConf(docs, t)
+	values, err := officialValues(edit)
+	if err != nil {
+		return routeOutput{}, inputErr(err)
+	}
+	release := t.labels["release"]
+	fmt.Fprintf(log, "%s values: StatefulSet %s: %s\n", prog, t.name, describeOverlay(values))
+	overlay, err := encode(&yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{values}, HeadComment: overlayHeader(release, t.namespace)})
+	if err != nil {
+		return routeOutput{}, fmt.Errorf("writing the values: %w", err)
+	}
+	comp, err := companionValues(r, t, release)
+	if err != nil {
+		return routeOutput{}, inputErr(err)
+	}
+	return routeOutput{overlay: []byte(overlay), companion: comp}, nil
+}
+
+// describeOverlay names the broker values the overlay restates, and the operator's own init
+// containers it keeps (Helm replaces a list whole: they are in it).
+func describeOverlay(values *yaml.Node) string {
+	broker := mapValue(values, "broker")
+	var keys []string
+	for i := 0; i+1 < len(broker.Content); i += 2 {
+		k := broker.Content[i].Value
+		if sub := broker.Content[i+1]; sub.Kind == yaml.MappingNode {
+			for j := 0; j+1 < len(sub.Content); j += 2 {
+				keys = append(keys, k+"."+sub.Content[j].Value)
+			}
+			continue
+		}
+		keys = append(keys, k)
+	}
+	own := 0
+	for _, c := range items(mapValue(broker, "initContainers")) {
+		if nameOf(c) != sidecarContainer {
+			own++
+		}
+	}
+	return fmt.Sprintf("writes broker values %s (broker.initContainers keeps your %d own); pass it after your values files, and write it again when you change those values",
+		strings.Join(keys, ", "), own)
+}
+
+// brokerConf is the text of a broker's pinot-broker.conf in docs ("" when not found).
+func brokerConf(docs []manifest, t brokerTarget) string {
+	for _, d := range docs {
+		if d.node != nil && d.obj.Kind == "ConfigMap" && d.obj.Metadata.Name == t.configMap.name && d.obj.Metadata.Namespace == t.namespace {
+			return scalar(at(documentRoot(d.node), "data", t.configMap.key))
+		}
+	}
+	return ""
+}
+
+func overlayHeader(release, namespace string) string {
+	return fmt.Sprintf(`Written by warmup-inject values for the official Pinot chart's release %q (namespace %q):
+the warmup sidecar in the broker pods, through that chart's own values. Pass it last (-f),
+after your own values files. It restates the broker values it sets from your rendering
+(broker.initContainers, and as asked broker.jvmOpts, extraEnv, resources, probes,
+persistence.extraVolumes/extraVolumeMounts, extra.configs): write it again when you change
+those, or Helm's later file wins over your change.`, release, namespace)
+}
+
+// companionValues are the pinot-broker-warmup chart's values for its install beside the
+// release: the PodMonitor's and dashboard's as given, the broker pods' labels with the
+// release's, and brokerCpuBoost as the post-renderer would render it for this StatefulSet.
+func companionValues(r *renderer, t brokerTarget, release string) ([]byte, error) {
+	labels := map[string]any{}
+	for k, v := range stringMap(lookup(r.values, "brokerPodLabels")) {
+		labels[k] = v
+	}
+	if release != "" {
+		labels["release"] = release
+	}
+	v := map[string]any{
+		"enabled":         true,
+		"besideRelease":   map[string]any{"name": release, "namespace": t.namespace, "brokerStatefulSet": t.name},
+		"brokerPodLabels": labels,
+	}
+	for _, k := range []string{"podMonitor", "dashboard"} {
+		if m, ok := r.user[k]; ok {
+			v[k] = m
+		}
+	}
+	if p := lookup(r.user, "warmup", "listenPort"); p != nil {
+		v["warmup"] = map[string]any{"listenPort": p}
+	}
+	if cpuBoostOn(r.values) {
+		// The ServiceAccount is the pods' own here (nothing to carry over); injectAll told its note.
+		boost, _, err := planCPUBoost(r.values, t, nil)
+		if err != nil {
+			return nil, err
+		}
+		v["brokerCpuBoost"] = mergeMaps(asMap(r.user["brokerCpuBoost"]), boost)
+		v["brokerContainerName"] = t.container
+	}
+	var buf bytes.Buffer
+	fmt.Fprintf(&buf, "# Written by warmup-inject values: the pinot-broker-warmup chart's values for its install beside\n# the Pinot release %q, in the same namespace (%q).\n", release, t.namespace)
+	enc := yaml.NewEncoder(&buf)
+	enc.SetIndent(2)
+	if err := enc.Encode(v); err != nil {
+		return nil, fmt.Errorf("writing the companion values: %w", err)
+	}
+	return buf.Bytes(), enc.Close()
+}
+
+func asMap(v any) map[string]any {
+	if m, ok := v.(map[string]any); ok {
+		return m
+	}
+	return map[string]any{}
+}

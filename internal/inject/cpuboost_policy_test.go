@@ -6,6 +6,9 @@ import (
 	"testing"
 
 	yaml "go.yaml.in/yaml/v3"
+	"helm.sh/helm/v3/pkg/chart/loader"
+	"helm.sh/helm/v3/pkg/chartutil"
+	"helm.sh/helm/v3/pkg/engine"
 )
 
 // policyName is the admission policy's name for the official chart's broker: cluster-scoped, so
@@ -360,5 +363,32 @@ func TestNotesSayTheServiceAccountIsShared(t *testing.T) {
 	}
 	if got := notes(boost(true)); strings.Contains(got, "every pod") {
 		t.Errorf("notes with the boost's own ServiceAccount:\n%s", got)
+	}
+}
+
+// The values route's companion install renders the boost's objects, the admission policy among
+// them, and so refuses a cluster below 1.33 as the other paths do.
+func TestValuesRouteCompanionNeedsKubernetes133(t *testing.T) {
+	v := routeVariants["boost with the gate"]
+	_, companion := runValuesRoute(t, renderOfficial(t, yamlMap(t, v.pinot)), v.warmup)
+	c, err := loader.Load(chartDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for kube, wantErr := range map[string]bool{"v1.32.0": true, "v1.33.0": false} {
+		caps := chartutil.DefaultCapabilities.Copy()
+		kv, _ := chartutil.ParseKubeVersion(kube)
+		caps.KubeVersion = *kv
+		top, err := chartutil.ToRenderValues(c, yamlMap(t, companion), chartutil.ReleaseOptions{Name: "pinot-warmup", Namespace: "pinot", IsInstall: true}, caps)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := engine.Render(c, top)
+		switch {
+		case wantErr && (err == nil || !strings.Contains(err.Error(), "brokerCpuBoost needs Kubernetes >= 1.33")):
+			t.Errorf("%s: %v, want the version refused", kube, err)
+		case !wantErr && (err != nil || len(objectsOfKind(objects(t, out[c.Name()+"/templates/cpuboost.yaml"]), "ValidatingAdmissionPolicy")) != 1):
+			t.Errorf("%s: %v, want the admission policy rendered", kube, err)
+		}
 	}
 }

@@ -62,6 +62,9 @@ type bed struct {
 	// jvmOpts is broker.jvmOpts as the base values have it (the chart's, with the JMX agent when
 	// the study loads it): on_boost_compilers adds to it.
 	jvmOpts string
+	// kubeVersion is the API server's, which warmup-inject is told as an operator tells it
+	// (brokerCpuBoost needs 1.33, and a post-renderer cannot ask).
+	kubeVersion string
 }
 
 // startBed stops the harness's broker (the chart's brokers serve instead) and starts the test
@@ -86,6 +89,11 @@ func startBed(ctx context.Context, cfg Config, c *cluster.Cluster, sidecarBin, d
 	if err := b.writeBase(ctx); err != nil {
 		return nil, errors.Join(err, b.stop())
 	}
+	v, err := b.Admin.Discovery().ServerVersion()
+	if err != nil {
+		return nil, errors.Join(fmt.Errorf("the API server's version: %w", err), b.stop())
+	}
+	b.kubeVersion = v.GitVersion
 	return b, nil
 }
 
@@ -202,7 +210,7 @@ func (b *bed) upgrade(ctx context.Context, arm string, replicas int, restart str
 
 // release is the helm release of arm's pod template: the chart's values (values.yaml, then the
 // replicas, the restartedAt annotation and the study's probe settings) and, for an ON arm,
-// warmup-inject as the post-renderer with the arm's values.
+// warmup-inject as the post-renderer with the arm's values and the cluster's version.
 func (b *bed) release(arm string, replicas int, restart string) (testbed.Release, error) {
 	spec, err := specOf(arm)
 	if err != nil {
@@ -240,6 +248,7 @@ func (b *bed) release(arm string, replicas int, restart string) (testbed.Release
 		return testbed.Release{}, err
 	}
 	rel.Inject, rel.InjectValues = true, []string{path}
+	rel.InjectArgs = []string{"--kube-version=" + b.kubeVersion}
 	return rel, nil
 }
 

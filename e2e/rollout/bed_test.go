@@ -29,7 +29,7 @@ func readValues(t *testing.T, path string) map[string]any {
 // scale-out's pod), off_fast the chart's probe as short; a rollout stamps the
 // restartedAt annotation and the replicas are always stated.
 func TestArmsAreChartValues(t *testing.T) {
-	b := &bed{dir: t.TempDir(), base: "base.yaml", controllerURL: "http://127.0.0.2:30001",
+	b := &bed{dir: t.TempDir(), base: "base.yaml", controllerURL: "http://127.0.0.2:30001", kubeVersion: "v1.36.1",
 		cfg: Config{SidecarEnv: map[string]string{"WARMUP_BUDGET": "40s"}, ReadinessPeriod: 2 * time.Second, SidecarProbePeriod: 3 * time.Second,
 			Brokers: 3, BoostCPULimit: "1"}}
 	studyProbe := map[string]any{"periodSeconds": 2.0}
@@ -74,6 +74,10 @@ func TestArmsAreChartValues(t *testing.T) {
 				if got := readValues(t, rel.InjectValues[0]); !reflect.DeepEqual(got, tc.inject) {
 					t.Errorf("warmup-inject values %v, want %v", got, tc.inject)
 				}
+				// The boost needs Kubernetes 1.33, which only the operator can tell a post-renderer.
+				if want := []string{"--kube-version=v1.36.1"}; !reflect.DeepEqual(rel.InjectArgs, want) {
+					t.Errorf("warmup-inject args %v, want %v", rel.InjectArgs, want)
+				}
 			}
 		})
 	}
@@ -91,7 +95,7 @@ func TestArmsAreChartValues(t *testing.T) {
 // base's options (the chart's and the agent) kept, the count added; no other arm sets jvmOpts
 // (TestArmsAreChartValues compares their whole release values).
 func TestCompilersArmAddsTheCountToTheBrokersJVMOptions(t *testing.T) {
-	b := &bed{dir: t.TempDir(), base: "base.yaml", controllerURL: "http://127.0.0.2:30001", jvmOpts: "-XX:ActiveProcessorCount=2 -Xmx1G",
+	b := &bed{dir: t.TempDir(), base: "base.yaml", controllerURL: "http://127.0.0.2:30001", kubeVersion: "v1.36.1", jvmOpts: "-XX:ActiveProcessorCount=2 -Xmx1G",
 		cfg: Config{Brokers: 3, BoostCPULimit: "1", BoostCompilers: 6}}
 	rel, err := b.release(ArmOnBoostCompilers, 3, "")
 	if err != nil {
@@ -141,7 +145,7 @@ func TestRolledIsTheStatefulSetsStatus(t *testing.T) {
 // settings name another), but on_boost_fixed's has none and gives its boost back the fixed hold
 // after its gate opened: what a boost with a fixed give-back is.
 func TestJMXAgentGivesTheJITSignalExceptToTheFixedBoost(t *testing.T) {
-	b := &bed{dir: t.TempDir(), base: "base.yaml", controllerURL: "http://127.0.0.2:30001",
+	b := &bed{dir: t.TempDir(), base: "base.yaml", controllerURL: "http://127.0.0.2:30001", kubeVersion: "v1.36.1",
 		cfg: Config{Brokers: 2, BoostCPULimit: "1", BoostFixedHold: time.Minute, JMXAgent: true}}
 	for _, tc := range []struct {
 		arm    string
@@ -176,7 +180,7 @@ func TestJMXAgentGivesTheJITSignalExceptToTheFixedBoost(t *testing.T) {
 // on_boost_gentle is on_boost with the sidecar's probes in flight set: warmup-inject's values
 // differ from on_boost's in warmup.concurrency alone.
 func TestGentleArmSetsTheSidecarsConcurrency(t *testing.T) {
-	b := &bed{dir: t.TempDir(), base: "base.yaml", controllerURL: "http://127.0.0.2:30001",
+	b := &bed{dir: t.TempDir(), base: "base.yaml", controllerURL: "http://127.0.0.2:30001", kubeVersion: "v1.36.1",
 		cfg: Config{Brokers: 3, BoostCPULimit: "1", GentleConcurrency: 2}}
 	gentle, err := b.release(ArmOnBoostGentle, 3, "")
 	if err != nil {

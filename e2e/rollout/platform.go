@@ -97,7 +97,7 @@ func resourcesOf(c corev1.Container) Resources {
 
 // platform reads the versions, the chart and the node.
 func (b *bed) platform(ctx context.Context) (*Platform, error) {
-	p := &Platform{PostRenderer: "warmup-inject (this tree), --post-renderer-args --values=<the arm's values>",
+	p := &Platform{PostRenderer: "warmup-inject (this tree), --post-renderer-args --values=<the arm's values> --post-renderer-args --kube-version=<the API server's>",
 		ProxyMinSyncS: b.cfg.ProxySync.Seconds()}
 	v, err := b.Admin.Discovery().ServerVersion()
 	if err != nil {

@@ -13,6 +13,8 @@ CHART=charts/pinot-broker-warmup
 UMBRELLA=charts/examples/pinot-broker-with-warmup
 # Kubernetes versions to validate against: the oldest with native sidecars, and a current one.
 KUBE_VERSIONS=(1.29.0 1.34.0)
+# brokerCpuBoost needs in-place pod resize, on by default from 1.33: a current one only.
+BOOST_KUBE_VERSIONS=(1.34.0)
 
 BIN_DIR="$(scripts/install-tools.sh | tail -1)" || {
 	echo "check-packaging: scripts/install-tools.sh failed" >&2
@@ -227,8 +229,10 @@ EOF
 # boost_in FILE LIMIT: brokerCpuBoost as every broker pod should carry it: the broker container's
 # CPU limit LIMIT, resized in place (resizePolicy cpu NotRequired), the pod running as its own
 # ServiceAccount without an automounted token, whose token is projected into the sidecar alone;
-# the sidecar told what to give back and who it is; and a Role that allows get on the broker pods
-# and patch on their resize subresource, by name, and nothing else, bound to that ServiceAccount.
+# the sidecar told what to give back and who it is; a Role that allows get on the broker pods
+# and patch on their resize subresource, by name, and nothing else, bound to that ServiceAccount;
+# and the ValidatingAdmissionPolicy that holds that ServiceAccount's resizes to its own pod, bound
+# (Deny) in the release namespace.
 boost_in() {
 	"$PYTHON" - "$1" "$2" <<'EOF'
 import sys, yaml
@@ -276,7 +280,19 @@ for sts in brokers:
     sas = [d for d in docs if d.get("kind") == "ServiceAccount" and d["metadata"]["name"] == sa]
     if len(sas) != 1 or sas[0].get("automountServiceAccountToken") is not False:
         sys.exit(f"{name}: ServiceAccount {sa}: {sas}")
-    print(f"{name}: limit {limit}, ServiceAccount {sa}, Role on {pods}")
+    ns = roles[0]["metadata"]["namespace"]
+    policy = f"{ns}.{name}-warmup-cpu-boost"
+    vaps = [d for d in docs if d.get("kind") == "ValidatingAdmissionPolicy" and d["metadata"]["name"] == policy]
+    user = f"request.userInfo.username == 'system:serviceaccount:{ns}:{sa}'"
+    if len(vaps) != 1 or vaps[0]["spec"]["failurePolicy"] != "Fail" or \
+            vaps[0]["spec"]["matchConstraints"]["resourceRules"][0]["resources"] != ["pods/resize"] or \
+            user not in [c["expression"] for c in vaps[0]["spec"]["matchConditions"]]:
+        sys.exit(f"{name}: ValidatingAdmissionPolicy {policy}: {vaps}")
+    binds = [d for d in docs if d.get("kind") == "ValidatingAdmissionPolicyBinding" and d["spec"]["policyName"] == policy]
+    if len(binds) != 1 or binds[0]["spec"]["validationActions"] != ["Deny"] or \
+            binds[0]["spec"]["matchResources"]["namespaceSelector"]["matchLabels"] != {"kubernetes.io/metadata.name": ns}:
+        sys.exit(f"{name}: ValidatingAdmissionPolicyBinding of {policy}: {binds}")
+    print(f"{name}: limit {limit}, ServiceAccount {sa}, Role on {pods}, policy {policy}")
 EOF
 }
 
@@ -387,7 +403,9 @@ umbrella_values() { # nests a variant under the dependency's key
 
 for v in "${VARIANTS[@]}"; do
 	umbrella_values "$v"
-	for k in "${KUBE_VERSIONS[@]}"; do
+	versions=("${KUBE_VERSIONS[@]}")
+	[[ $v == boost ]] && versions=("${BOOST_KUBE_VERSIONS[@]}")
+	for k in "${versions[@]}"; do
 		check "helm lint --strict $CHART [$v] kube $k" \
 			helm lint --strict "$CHART" --kube-version "$k" -f "$WORK/values/$v.yaml"
 		check "helm lint --strict umbrella example [$v] kube $k" \
@@ -454,6 +472,11 @@ must_fail "umbrella refuses it with the memory limit written another way (2048Mi
 	--set-string broker.resources.limits.memory=2048Mi
 must_fail "native sidecar refused below Kubernetes 1.29" \
 	helm template pinot "$UMB" --kube-version 1.28.0 -f "$WORK/values/umbrella-native.yaml"
+must_fail "umbrella refuses brokerCpuBoost below Kubernetes 1.33 (no in-place resize)" \
+	helm template pinot "$UMB" --kube-version 1.32.0 -f "$WORK/values/umbrella-boost.yaml"
+must_fail "umbrella refuses binding the resize right to the default ServiceAccount" \
+	helm template pinot "$UMB" --kube-version 1.34.0 -f "$WORK/values/umbrella-boost.yaml" \
+	--set pinot-broker-warmup.brokerCpuBoost.serviceAccount.create=false --set pinot-broker-warmup.brokerCpuBoost.serviceAccount.name=default
 # Without --kube-version Helm assumes the Kubernetes its client-go is (Helm 3: stamped at build,
 # else 1.20, which native mode refuses).
 for h in helm helm3; do
@@ -602,15 +625,16 @@ done
 # brokerCpuBoost: on the official chart rendered with a broker CPU request 1 and limit 2.
 printf 'brokerCpuBoost:\n  enabled: true\n  cpu:\n    limit: "4"\n' >"$WORK/values/inject-boost.yaml"
 out="$WORK/inject-cpu-limits-boost.yaml"
-check "warmup-inject cpu-limits.yaml (brokerCpuBoost)" bash -c '"$1" --values="$2" <"$3" >"$4"' _ \
-	"$INJECT" "$WORK/values/inject-boost.yaml" "$FIXTURES/cpu-limits.yaml" "$out"
-check "inject cpu-limits.yaml (brokerCpuBoost): the broker's CPU limit 4, resized in place, its own ServiceAccount, the Role on its pod" \
+# The boost needs the cluster's version (in-place resize: 1.33), which a post-renderer cannot ask.
+check "warmup-inject cpu-limits.yaml (brokerCpuBoost)" bash -c '"$1" --values="$2" --kube-version="$5" <"$3" >"$4"' _ \
+	"$INJECT" "$WORK/values/inject-boost.yaml" "$FIXTURES/cpu-limits.yaml" "$out" "${BOOST_KUBE_VERSIONS[0]}"
+check "inject cpu-limits.yaml (brokerCpuBoost): the broker's CPU limit 4, resized in place, its own ServiceAccount, the Role on its pod, the policy" \
 	boost_in "$out" 4
-for k in "${KUBE_VERSIONS[@]}"; do
+for k in "${BOOST_KUBE_VERSIONS[@]}"; do
 	check "kubernetes-validate --strict inject cpu-limits.yaml (brokerCpuBoost) at $k" validate "$out" "$k"
 done
 check "inject cpu-limits.yaml (brokerCpuBoost) twice equals once" bash -c \
-	'[[ -s "$3" ]] && "$1" --values="$2" <"$3" 2>/dev/null | cmp -s - "$3"' _ "$INJECT" "$WORK/values/inject-boost.yaml" "$out"
+	'[[ -s "$3" ]] && "$1" --values="$2" --kube-version="$4" <"$3" 2>/dev/null | cmp -s - "$3"' _ "$INJECT" "$WORK/values/inject-boost.yaml" "$out" "${BOOST_KUBE_VERSIONS[0]}"
 check "inject picks up broker port 8199 from customized.yaml" \
 	grep -q 'value: "http://127.0.0.1:8199"' "$WORK/inject-customized.yaml"
 # Helm 3 (helm3) runs warmup-inject from PATH as its exec post-renderer, as the README tells
@@ -816,11 +840,16 @@ check "official chart rendered without its broker (--show-only controller, serve
 check "inject without a broker: an error naming the labels looked for and the values that set them" inject_fails nobroker \
 	"no broker StatefulSet" "app=pinot, component=broker" brokerPodLabels nameOverride broker.name "enabled: false" --
 check "inject brokerCpuBoost on the chart's default broker (no CPU): refused, naming broker.resources.limits.cpu" inject_fails default \
-	"StatefulSet pinot-broker" "no CPU request or limit" broker.resources.limits.cpu -- --values="$WORK/values/inject-boost.yaml"
+	"StatefulSet pinot-broker" "no CPU request or limit" broker.resources.limits.cpu -- --values="$WORK/values/inject-boost.yaml" \
+	--kube-version="${BOOST_KUBE_VERSIONS[0]}"
+check "inject brokerCpuBoost without --kube-version: refused, naming --kube-version" inject_fails cpu-limits \
+	brokerCpuBoost 1.33 --kube-version -- --values="$WORK/values/inject-boost.yaml"
+check "inject brokerCpuBoost below Kubernetes 1.33: refused, naming the version" inject_fails cpu-limits \
+	"brokerCpuBoost needs Kubernetes >= 1.33" v1.32.0 -- --values="$WORK/values/inject-boost.yaml" --kube-version=v1.32.0
 printf 'brokerCpuBoost:\n  enabled: true\n  cpu:\n    limit: "4"\n  serviceAccount:\n    create: true\n    name: pinot\n' >"$WORK/values/inject-boost-sa-pinot.yaml"
 check "inject brokerCpuBoost creating a ServiceAccount named as the chart's pinot: refused, naming both" inject_fails cpu-limits \
 	"ServiceAccount pinot/pinot" "brokerCpuBoost of StatefulSet pinot-broker" "pinot/templates/serviceaccount.yaml" \
-	brokerCpuBoost.serviceAccount.name -- --values="$WORK/values/inject-boost-sa-pinot.yaml"
+	brokerCpuBoost.serviceAccount.name -- --values="$WORK/values/inject-boost-sa-pinot.yaml" --kube-version="${BOOST_KUBE_VERSIONS[0]}"
 printf 'enabled: false\n' >"$WORK/values/inject-off.yaml"
 check "inject without a broker, enabled: false: passed through unchanged" bash -c \
 	'"$1" --values="$2" <"$3" | cmp - "$3"' _ "$INJECT" "$WORK/values/inject-off.yaml" "$WORK/official-nobroker.yaml"

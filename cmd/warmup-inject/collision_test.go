@@ -13,7 +13,7 @@ func TestBoostObjectNamedAsTheChartsIsRefused(t *testing.T) {
 	// The chart's default broker has no CPU to boost: its rendering with a CPU request and limit.
 	in := officialChart(t, "cpu-limits.yaml")
 	const boost = "brokerCpuBoost:\n  enabled: true\n  cpu:\n    limit: \"4\"\n  serviceAccount:\n    create: true\n    name: "
-	r := runBinary(t, in, "--values", valuesFile(t, boost+"pinot\n"))
+	r := runBinary(t, in, "--values", valuesFile(t, boost+"pinot\n"), "--kube-version", "v1.33.0")
 	if r.code != 1 || r.stdout != "" {
 		t.Fatalf("exit %d, %d bytes on stdout; want exit 1 and nothing (Helm stops). stderr: %s", r.code, len(r.stdout), r.stderr)
 	}
@@ -30,7 +30,7 @@ func TestBoostObjectNamedAsTheChartsIsRefused(t *testing.T) {
 	}
 
 	values := valuesFile(t, boost+"pinot-broker-boost\n")
-	first := mustRun(t, in, "--values", values)
+	first := mustRun(t, in, "--values", values, "--kube-version", "v1.33.0")
 	var accounts []string
 	for _, o := range decodeAll(t, first.stdout) {
 		if o.get("kind") == "ServiceAccount" {
@@ -40,7 +40,7 @@ func TestBoostObjectNamedAsTheChartsIsRefused(t *testing.T) {
 	if strings.Join(accounts, " ") != "pinot pinot-broker-boost" {
 		t.Errorf("ServiceAccounts %v, want the chart's pinot and the boost's", accounts)
 	}
-	if again := mustRun(t, []byte(first.stdout), "--values", values); again.stdout != first.stdout {
+	if again := mustRun(t, []byte(first.stdout), "--values", values, "--kube-version", "v1.33.0"); again.stdout != first.stdout {
 		t.Error("a second run over the output changed it")
 	}
 }

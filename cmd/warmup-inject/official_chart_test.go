@@ -158,23 +158,47 @@ func TestBrokerURLNeedsNoQueryPort(t *testing.T) {
 	}
 }
 
+// refusedWithoutKubeVersion: with values, the binary exits 2 and writes nothing without
+// --kube-version, naming words; and exits 2 naming the version given below the one needed.
+func refusedWithoutKubeVersion(t *testing.T, in []byte, values, below string, words ...string) {
+	t.Helper()
+	r := runBinary(t, in, "--values", values)
+	if r.code != 2 || r.stdout != "" {
+		t.Fatalf("no --kube-version: exit %d, %d bytes on stdout; want 2 and nothing. stderr: %s", r.code, len(r.stdout), r.stderr)
+	}
+	for _, w := range append(words, "--kube-version", "--post-renderer-args") {
+		if !strings.Contains(r.stderr, w) {
+			t.Errorf("stderr lacks %q:\n%s", w, r.stderr)
+		}
+	}
+	if r := runBinary(t, in, "--values", values, "--kube-version", below); r.code != 2 || !strings.Contains(r.stderr, below) {
+		t.Errorf("--kube-version %s: exit %d, want 2 naming the version: %s", below, r.code, r.stderr)
+	}
+}
+
+// brokerCpuBoost needs in-place pod resize (Kubernetes 1.33): like native-sidecar mode it needs
+// --kube-version, and refuses a cluster below 1.33.
+func TestCPUBoostNeedsAKubeVersion(t *testing.T) {
+	in := officialChart(t, "cpu-limits.yaml")
+	boost := valuesFile(t, "brokerCpuBoost:\n  enabled: true\n  cpu:\n    limit: \"4\"\n")
+	refusedWithoutKubeVersion(t, in, boost, "v1.32.0", "brokerCpuBoost", "1.33")
+	n := 0
+	for _, o := range decodeAll(t, mustRun(t, in, "--values", boost, "--kube-version", "v1.33.0").stdout) {
+		if o["kind"] == "ValidatingAdmissionPolicy" {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("--kube-version v1.33.0: %d ValidatingAdmissionPolicies, want 1", n)
+	}
+}
+
 // A post-renderer cannot ask the cluster its version: native-sidecar mode, which needs 1.29,
 // requires --kube-version; the default (a regular container) needs none.
 func TestNativeSidecarNeedsAKubeVersion(t *testing.T) {
 	in := officialChart(t, "default.yaml")
 	native := valuesFile(t, "nativeSidecar: true\n")
-	r := runBinary(t, in, "--values", native)
-	if r.code != 2 || r.stdout != "" {
-		t.Fatalf("no --kube-version: exit %d, %d bytes on stdout; want 2 and nothing. stderr: %s", r.code, len(r.stdout), r.stderr)
-	}
-	for _, w := range []string{"nativeSidecar", "--kube-version", "--post-renderer-args"} {
-		if !strings.Contains(r.stderr, w) {
-			t.Errorf("stderr lacks %q:\n%s", w, r.stderr)
-		}
-	}
-	if r := runBinary(t, in, "--values", native, "--kube-version", "v1.28.0"); r.code != 2 {
-		t.Errorf("--kube-version v1.28.0: exit %d, want 2: %s", r.code, r.stderr)
-	}
+	refusedWithoutKubeVersion(t, in, native, "v1.28.0", "nativeSidecar")
 	sts := statefulSet(t, decodeAll(t, mustRun(t, in, "--values", native, "--kube-version", "v1.30.0").stdout), "pinot-broker")
 	if container(sts, "initContainers", "warmup-sidecar") == nil {
 		t.Error("--kube-version v1.30.0: no native sidecar")

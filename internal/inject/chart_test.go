@@ -16,6 +16,18 @@ import (
 // renderChart renders the chart on disk (all templates, not just inject's) with Helm's library.
 func renderChart(t *testing.T, values map[string]any) []k8sObject {
 	t.Helper()
+	var objs []k8sObject
+	for name, text := range renderChartFiles(t, values) {
+		if strings.HasSuffix(name, ".yaml") {
+			objs = append(objs, objects(t, text)...)
+		}
+	}
+	return objs
+}
+
+// renderChartFiles is every template's output (NOTES.txt too) by name.
+func renderChartFiles(t *testing.T, values map[string]any) map[string]string {
+	t.Helper()
 	c, err := loader.Load(chartDir)
 	if err != nil {
 		t.Fatal(err)
@@ -28,13 +40,7 @@ func renderChart(t *testing.T, values map[string]any) []k8sObject {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var objs []k8sObject
-	for name, text := range out {
-		if strings.HasSuffix(name, ".yaml") {
-			objs = append(objs, objects(t, text)...)
-		}
-	}
-	return objs
+	return out
 }
 
 func byKind(objs []k8sObject, kind string) k8sObject {

@@ -21,7 +21,7 @@ func TestBoostObjectsReplaceOnlyTheirOwn(t *testing.T) {
 	base := string(fixture(t, "cpu-limits.yaml"))
 
 	in := base + roleNamed("rbac.authorization.k8s.io/v1", "")
-	out, stderr, code := runInject(t, []byte(in), "--values", values)
+	out, stderr, code := runInject(t, []byte(in), "--values", values, boostKube)
 	if code != exitInput || out != "" {
 		t.Fatalf("an operator's Role under the boost's name: exit %d, %d bytes out; want 1 and nothing: %s", code, len(out), stderr)
 	}
@@ -33,13 +33,13 @@ func TestBoostObjectsReplaceOnlyTheirOwn(t *testing.T) {
 	}
 
 	owned := roleNamed("rbac.authorization.k8s.io/v1", "  labels:\n    app.kubernetes.io/name: pinot-broker-warmup\n")
-	out = mustInject(t, []byte(base+owned), "--values", values)
+	out = mustInject(t, []byte(base+owned), "--values", values, boostKube)
 	if roles := objectsOfKind(objects(t, out), "Role"); len(roles) != 1 || roles[0].get("rules") == nil || len(roles[0].get("rules").([]any)) != 2 {
 		t.Errorf("this chart's Role: want it replaced by the boost's, got %v", roles)
 	}
 
 	other := roleNamed("example.com/v1", "")
-	out = mustInject(t, []byte(base+other), "--values", values)
+	out = mustInject(t, []byte(base+other), "--values", values, boostKube)
 	if n := len(objectsOfKind(objects(t, out), "Role")); n != 2 {
 		t.Errorf("example.com's Role and the boost's: %d Roles, want both", n)
 	}
@@ -60,7 +60,7 @@ func TestBoostServiceAccountSharedByTwoBrokers(t *testing.T) {
 	}
 	in := append(fixture(t, "cpu-limits.yaml"), second...)
 	values := writeValues(t, boostValues(boostLimit4+"  serviceAccount:\n    create: true\n    name: brokers-boost\n"))
-	out := mustInject(t, in, "--values", values)
+	out := mustInject(t, in, "--values", values, boostKube)
 	var boostSAs int
 	for _, sa := range objectsOfKind(objects(t, out), "ServiceAccount") {
 		if sa.get("metadata", "name") == "brokers-boost" {
@@ -73,7 +73,7 @@ func TestBoostServiceAccountSharedByTwoBrokers(t *testing.T) {
 	if n := len(objectsOfKind(objects(t, out), "Role")); n != 2 {
 		t.Errorf("%d Roles, want one per StatefulSet", n)
 	}
-	if again := mustInject(t, []byte(out), "--values", values); again != out {
+	if again := mustInject(t, []byte(out), "--values", values, boostKube); again != out {
 		t.Error("a second run changed the output")
 	}
 }

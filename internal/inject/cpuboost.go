@@ -36,11 +36,12 @@ func configuredCPU(t brokerTarget) boostTarget {
 
 // planCPUBoost checks brokerCpuBoost against one broker StatefulSet and returns the values
 // inject renders the chart with for it: the broker's configured CPU as the target, the
-// StatefulSet's name and replicas for the Role, and the ServiceAccount to bind. Every refusal
-// names the StatefulSet and what to change; the chart checks the same rules for umbrella charts.
-func planCPUBoost(values map[string]any, t brokerTarget) (map[string]any, error) {
-	fail := func(format string, a ...any) (map[string]any, error) {
-		return nil, fmt.Errorf("StatefulSet %s: brokerCpuBoost: "+format, append([]any{t.name}, a...)...)
+// StatefulSet's name and replicas for the Role, and the ServiceAccount to bind (planServiceAccount,
+// whose note it returns). Every refusal names the StatefulSet and what to change; the chart checks
+// the same rules for umbrella charts.
+func planCPUBoost(values map[string]any, t brokerTarget, docs []manifest) (map[string]any, string, error) {
+	fail := func(format string, a ...any) (map[string]any, string, error) {
+		return nil, "", fmt.Errorf("StatefulSet %s: brokerCpuBoost: "+format, append([]any{t.name}, a...)...)
 	}
 	if t.namespace == "" {
 		return fail("the StatefulSet has no metadata.namespace, which the Role and RoleBinding need (render the chart with a namespace, as the official chart does)")
@@ -114,25 +115,27 @@ func planCPUBoost(values map[string]any, t brokerTarget) (map[string]any, error)
 	if asInt(lookup(values, "brokerCpuBoost", "maxReplicas")) <= 0 {
 		boost["maxReplicas"] = max(t.replicas, 1)
 	}
-	if create, _ := lookup(values, "brokerCpuBoost", "serviceAccount", "create").(bool); !create {
-		if name, _ := lookup(values, "brokerCpuBoost", "serviceAccount", "name").(string); name == "" {
-			boost["serviceAccount"] = map[string]any{"name": t.serviceAccount}
-		}
+	sa, note, err := planServiceAccount(values, t, docs)
+	if err != nil {
+		return fail("%v", err)
 	}
-	return boost, nil
+	if len(sa) > 0 {
+		boost["serviceAccount"] = sa
+	}
+	return boost, note, nil
 }
 
 // cpuBoostOverrides are the values a StatefulSet's boost renders with: planCPUBoost's, and the
 // broker container's name as found (the official chart's, when brokerPodLabels did not match),
-// which the sidecar resizes.
-func cpuBoostOverrides(values map[string]any, t brokerTarget, overrides map[string]any) error {
-	boost, err := planCPUBoost(values, t)
+// which the sidecar resizes and the admission policy names. It returns planCPUBoost's note.
+func cpuBoostOverrides(values map[string]any, t brokerTarget, docs []manifest, overrides map[string]any) (string, error) {
+	boost, note, err := planCPUBoost(values, t, docs)
 	if err != nil {
-		return err
+		return "", err
 	}
 	overrides["brokerCpuBoost"] = boost
 	overrides["brokerContainerName"] = t.container
-	return nil
+	return note, nil
 }
 
 // keepsQoS refuses a boost that would give the pod another QoS class than the give-back does

@@ -62,6 +62,9 @@ func cpu(req, lim string) map[string]map[string]string {
 	return out
 }
 
+// boostKube is the cluster version the boost's tests give inject: the first with in-place resize on.
+const boostKube = "--kube-version=v1.33.0"
+
 func boostValues(extra string) string {
 	return "brokerCpuBoost:\n  enabled: true\n" + extra
 }
@@ -86,11 +89,12 @@ func objectsOfKind(objs []k8sObject, kind string) []k8sObject {
 // The official chart's broker with a CPU request 1 and limit 2, its limit boosted to 4: the pod
 // template carries the boost and the resize policy, the sidecar what to give back and its own
 // token, and the stream the ServiceAccount, a Role narrowed to the broker pods' get and resize,
-// and its binding. Everything else is as the chart rendered it; a second run changes nothing.
+// its binding, and the admission policy confining each resize to the caller's own pod (and its
+// binding). Everything else is as the chart rendered it; a second run changes nothing.
 func TestCPUBoostOnTheOfficialChart(t *testing.T) {
 	in := fixture(t, "cpu-limits.yaml")
 	values := writeValues(t, boostValues("  cpu:\n    limit: \"4\"\n"))
-	out, stderr, code := runInject(t, in, "--values", values)
+	out, stderr, code := runInject(t, in, "--values", values, boostKube)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -159,15 +163,15 @@ func TestCPUBoostOnTheOfficialChart(t *testing.T) {
 	// Every document but the broker StatefulSet is byte for byte the chart's; the added ones
 	// come last.
 	inDocs, outDocs := splitStream(in), splitStream([]byte(out))
-	if len(outDocs) != len(inDocs)+3 {
-		t.Fatalf("%d documents out of %d, want 3 added", len(outDocs), len(inDocs))
+	if len(outDocs) != len(inDocs)+5 {
+		t.Fatalf("%d documents out of %d, want 5 added (ServiceAccount, Role, RoleBinding, ValidatingAdmissionPolicy and its binding)", len(outDocs), len(inDocs))
 	}
 	for i := range inDocs {
 		if inDocs[i] != outDocs[i] && !strings.Contains(inDocs[i].body, "name: pinot-broker\n  namespace") {
 			t.Errorf("document %d changed:\n%s", i, outDocs[i].body)
 		}
 	}
-	if again := mustInject(t, []byte(out), "--values", values); again != out {
+	if again := mustInject(t, []byte(out), "--values", values, boostKube); again != out {
 		t.Error("a second run changed the output")
 	}
 }
@@ -177,7 +181,7 @@ func TestCPUBoostOnTheOfficialChart(t *testing.T) {
 // limit does not raise the request with it.
 func TestCPUBoostLimitOnlyBrokerKeepsItsRequest(t *testing.T) {
 	in := withBrokerCPU(t, "cpu-limits.yaml", cpu("", "2"), nil)
-	out := mustInject(t, in, "--values", writeValues(t, boostValues("  cpu:\n    limit: \"3500m\"\n")))
+	out := mustInject(t, in, "--values", writeValues(t, boostValues("  cpu:\n    limit: \"3500m\"\n")), boostKube)
 	sts := brokerStatefulSets(objects(t, out))[0]
 	req, lim := resourcesOf(containerNamed(sts, "containers", "broker"))
 	if req["cpu"] != "2" || lim["cpu"] != "3500m" {
@@ -202,7 +206,7 @@ func TestCPUBoostRequestAndLimit(t *testing.T) {
 		{cpu("1", "2"), "  cpu:\n    request: 1.5\n    limit: 3\n", "1.5", "3", "1", "2"},
 	} {
 		in := withBrokerCPU(t, "cpu-limits.yaml", c.res, nil)
-		out := mustInject(t, in, "--values", writeValues(t, boostValues(c.values)))
+		out := mustInject(t, in, "--values", writeValues(t, boostValues(c.values)), boostKube)
 		sts := brokerStatefulSets(objects(t, out))[0]
 		req, lim := resourcesOf(containerNamed(sts, "containers", "broker"))
 		if req["cpu"] != c.req || lim["cpu"] != c.lim {
@@ -226,7 +230,7 @@ func TestCPUBoostRoleNamesTheStatefulSetsPods(t *testing.T) {
 		{"", []any{"pinot-broker-0", "pinot-broker-1", "pinot-broker-2"}},
 		{"  maxReplicas: 5\n", []any{"pinot-broker-0", "pinot-broker-1", "pinot-broker-2", "pinot-broker-3", "pinot-broker-4"}},
 	} {
-		out := mustInject(t, in, "--values", writeValues(t, boostValues("  cpu:\n    limit: \"4\"\n"+c.extra)))
+		out := mustInject(t, in, "--values", writeValues(t, boostValues("  cpu:\n    limit: \"4\"\n"+c.extra)), boostKube)
 		role := objectsOfKind(objects(t, out), "Role")[0]
 		rules, _ := role.get("rules").([]any)
 		for _, r := range rules {
@@ -238,10 +242,19 @@ func TestCPUBoostRoleNamesTheStatefulSetsPods(t *testing.T) {
 }
 
 // serviceAccount.create false: the Role is bound to the pod's own ServiceAccount (the
-// official chart's pinot), and the pod's identity and token are left as they are.
+// official chart's pinot), and the pod's identity and token are left as they are. That
+// ServiceAccount is shared, which inject says.
 func TestCPUBoostBoundToThePodsServiceAccount(t *testing.T) {
 	in := fixture(t, "cpu-limits.yaml")
-	out := mustInject(t, in, "--values", writeValues(t, boostValues("  cpu:\n    limit: \"4\"\n  serviceAccount:\n    create: false\n")))
+	out, stderr, code := runInject(t, in, "--values", writeValues(t, boostValues("  cpu:\n    limit: \"4\"\n  serviceAccount:\n    create: false\n")), boostKube)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, w := range []string{"warning", "StatefulSet pinot-broker", "ServiceAccount pinot", "every pod", "its own pod", "serviceAccount.create: true"} {
+		if !strings.Contains(stderr, w) {
+			t.Errorf("stderr lacks %q:\n%s", w, stderr)
+		}
+	}
 	objs := objects(t, out)
 	sts := brokerStatefulSets(objs)[0]
 	if sa := sts.get("spec", "template", "spec", "serviceAccountName"); sa != "pinot" {
@@ -286,7 +299,7 @@ func TestCPUBoostRefusals(t *testing.T) {
 			[]string{"no metadata.namespace"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			out, stderr, code := runInject(t, c.in, "--values", writeValues(t, c.values))
+			out, stderr, code := runInject(t, c.in, "--values", writeValues(t, c.values), boostKube)
 			if code != exitInput || out != "" {
 				t.Fatalf("exit %d, %d bytes out; want 1 and nothing: %s", code, len(out), stderr)
 			}
@@ -299,13 +312,13 @@ func TestCPUBoostRefusals(t *testing.T) {
 	}
 	// The Guaranteed pod keeps its class when request and limit go up together.
 	in := withBrokerCPU(t, "cpu-limits.yaml", guaranteedBroker, nil)
-	mustInject(t, in, "--values", writeValues(t, boostValues("  cpu:\n    request: \"4\"\n    limit: \"4\"\n")+guaranteedSidecar))
+	mustInject(t, in, "--values", writeValues(t, boostValues("  cpu:\n    request: \"4\"\n    limit: \"4\"\n")+guaranteedSidecar), boostKube)
 }
 
 // The schema holds the boost's values to their shapes (exit 2).
 func TestCPUBoostValuesSchema(t *testing.T) {
 	for _, v := range []string{"  cpu:\n    limit: 4Gi\n", "  maxDuration: 0s\n", "  settle: soon\n", "  maxReplicas: -1\n", "  statefulSetName: Bad_Name\n", "  cpus: {}\n"} {
-		_, stderr, code := runInject(t, fixture(t, "cpu-limits.yaml"), "--values", writeValues(t, boostValues(v)))
+		_, stderr, code := runInject(t, fixture(t, "cpu-limits.yaml"), "--values", writeValues(t, boostValues(v)), boostKube)
 		if code != exitUsage || !strings.Contains(stderr, "brokerCpuBoost") {
 			t.Errorf("%q: exit %d: %s", v, code, stderr)
 		}

@@ -43,8 +43,8 @@ func inject(r *renderer, in io.Reader, out, log io.Writer) error {
 }
 
 // injectAll edits the parsed documents in place, and adds the objects the chart renders beside
-// the pods (brokerCpuBoost's ServiceAccount, Role and RoleBinding) at the end. It returns the
-// broker StatefulSets it edited with the documents.
+// the pods (brokerCpuBoost's ServiceAccount, Role, RoleBinding and admission policy) at the end.
+// It returns the broker StatefulSets it edited with the documents.
 func injectAll(r *renderer, docs []manifest, log io.Writer) ([]manifest, []brokerTarget, error) {
 	podLabels := stringMap(lookup(r.values, "brokerPodLabels"))
 	containerName, _ := lookup(r.values, "brokerContainerName").(string)
@@ -96,8 +96,12 @@ func injectAll(r *renderer, docs []manifest, log io.Writer) ([]manifest, []broke
 			overrides["brokerJvm"] = map[string]any{"aotCache": map[string]any{"key": key}}
 		}
 		if cpuBoostOn(r.values) {
-			if err := cpuBoostOverrides(r.values, t, overrides); err != nil {
+			note, err := cpuBoostOverrides(r.values, t, docs, overrides)
+			if err != nil {
 				return nil, nil, inputErr(err)
+			}
+			if note != "" {
+				fmt.Fprintf(log, prog+": StatefulSet %s: %s\n", t.name, note)
 			}
 		}
 		controller := ""

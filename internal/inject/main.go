@@ -28,7 +28,8 @@ const usage = `usage: warmup-inject [--values FILE]... [--kube-version VERSION] 
 Helm post-renderer: adds the warmup sidecar, rendered from the embedded pinot-broker-warmup chart,
 to every Pinot broker StatefulSet in the manifests on stdin, and writes all manifests to stdout.
 Without --values it injects the chart's defaults (enabled defaults to true here).
---kube-version is the cluster's Kubernetes version, required with nativeSidecar: true.
+--kube-version is the cluster's Kubernetes version, required with nativeSidecar: true and with
+brokerCpuBoost.enabled: true.
 
   helm install pinot pinot/pinot --post-renderer warmup-inject \
     --post-renderer-args --values=warmup-values.yaml
@@ -63,8 +64,8 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.Var(&values, "values", "values `FILE` for the pinot-broker-warmup chart (repeatable, later wins)")
 	fs.Var(&values, "f", "shorthand for --values")
 	// No default: a post-renderer cannot ask the cluster, and a guessed version would pass the
-	// native-sidecar check on any cluster (renderer.checkKubeVersion).
-	kubeVersion := fs.String("kube-version", "", "the cluster's Kubernetes `VERSION` (required with nativeSidecar: true)")
+	// native-sidecar and boost checks on any cluster (renderer.checkKubeVersion).
+	kubeVersion := fs.String("kube-version", "", "the cluster's Kubernetes `VERSION` (required with nativeSidecar or brokerCpuBoost)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return exitOK

@@ -82,18 +82,24 @@ func newRendererWith(user map[string]any, files []string, kubeVersion string) (*
 	return r, nil
 }
 
-// checkKubeVersion: native-sidecar mode needs Kubernetes >= 1.29, which the chart checks
-// against .Capabilities; a post-renderer gets no version from Helm, so the operator must give
-// it (Helm shows a post-renderer's stderr only on failure: a warning would never be seen). The
-// default mode, a regular container, needs none.
+// checkKubeVersion: native-sidecar mode needs Kubernetes >= 1.29 and brokerCpuBoost >= 1.33 (in-place
+// pod resize), which the chart checks against .Capabilities; a post-renderer gets no version from
+// Helm, so the operator must give it (Helm shows a post-renderer's stderr only on failure: a
+// warning would never be seen). The default mode, a regular container, needs none.
 func (r *renderer) checkKubeVersion(kubeVersion string) error {
-	native, _ := lookup(r.values, "nativeSidecar").(bool)
-	if !r.enabled() || !native || kubeVersion != "" {
+	if !r.enabled() || kubeVersion != "" {
 		return nil
 	}
-	return fmt.Errorf("%s: nativeSidecar is true, which needs Kubernetes >= 1.29, and a post-renderer cannot ask the cluster: "+
-		"give the cluster's version with --kube-version (helm ... --post-renderer-args --kube-version=v1.30.0; kubectl version shows it), "+
-		"or set nativeSidecar: false", describeFiles(r.files))
+	const give = "give the cluster's version with --kube-version (helm ... --post-renderer-args --kube-version=v1.33.0; kubectl version shows it)"
+	if native, _ := lookup(r.values, "nativeSidecar").(bool); native {
+		return fmt.Errorf("%s: nativeSidecar is true, which needs Kubernetes >= 1.29, and a post-renderer cannot ask the cluster: %s, or set nativeSidecar: false",
+			describeFiles(r.files), give)
+	}
+	if cpuBoostOn(r.values) {
+		return fmt.Errorf("%s: brokerCpuBoost is on, which needs Kubernetes >= 1.33 (in-place pod resize), and a post-renderer cannot ask the cluster: %s, or set brokerCpuBoost.enabled: false",
+			describeFiles(r.files), give)
+	}
+	return nil
 }
 
 // topValues is what Helm renders with: .Release, .Capabilities, .Chart, and .Values, the

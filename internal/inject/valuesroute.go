@@ -229,7 +229,8 @@ func companionValues(r *renderer, t brokerTarget, release string) ([]byte, error
 		v["warmup"] = map[string]any{"listenPort": p}
 	}
 	if cpuBoostOn(r.values) {
-		boost, err := planCPUBoost(r.values, t)
+		// The ServiceAccount is the pods' own here (nothing to carry over); injectAll told its note.
+		boost, _, err := planCPUBoost(r.values, t, nil)
 		if err != nil {
 			return nil, err
 		}

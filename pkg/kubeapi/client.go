@@ -15,6 +15,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/redact"
 )
 
 // DefaultServiceAccountDir is where the kubelet mounts a pod's ServiceAccount token and the
@@ -71,7 +73,8 @@ type Error struct {
 	// Op says what was being done: "getting pod ns/name", "resizing pod ns/name".
 	Op string
 	// Status is the HTTP status (0: no answer); Reason the Status object's reason (Forbidden,
-	// NotFound, Invalid, Conflict, ...); Message its message, the token masked, cut to 300 bytes.
+	// NotFound, Invalid, Conflict, ...); Message its message, the token masked (pkg/redact),
+	// cut to 300 bytes.
 	Status  int
 	Reason  string
 	Message string
@@ -230,8 +233,11 @@ func apiError(op string, code int, raw []byte, token string) *Error {
 	if json.Unmarshal(raw, &st) == nil && st.Kind == "Status" {
 		e.Reason, msg = st.Reason, st.Message
 	}
-	// The token is masked before the cut, so no piece of it can survive the cut.
-	msg = strings.ReplaceAll(msg, token, "[token]")
+	// The token is masked (redact.Header: any 4 of its leading characters, any 8
+	// from anywhere, escaped or wrapped) before the fold and the cut, so neither
+	// can leave a piece of it: an echo the server or a proxy cut inside the
+	// token, or one that shows only its tail, is masked too.
+	msg = redact.New(redact.Header("Bearer " + token)...).Mask(strings.ToValidUTF8(msg, "\uFFFD"))
 	msg = strings.Join(strings.Fields(msg), " ")
 	if len(msg) > maxMessage {
 		msg = strings.ToValidUTF8(msg[:maxMessage], "") + "…"

@@ -64,8 +64,8 @@ type Result struct {
 // credentials carry DefaultAuthHint; a Client uses its Options.AuthHint.
 func Classify(status int, body []byte) Result { return classify(status, body, "", redactor{}) }
 
-// classify quotes the answer only through red, which masks the credential the
-// request carried.
+// classify quotes the answer only through red, which masks what the request
+// carried: its credential and, for a query, its literals.
 func classify(status int, body []byte, authHint string, red redactor) Result {
 	r := Result{HTTPStatus: status}
 	switch {

@@ -72,7 +72,7 @@ func (c *Client) post(ctx context.Context, q Query) (Result, []byte) {
 		}
 		return Result{Class: Transient, Message: msg}, nil
 	}
-	return classify(resp.StatusCode(), resp.Body(), c.authHint, answerRedactor(resp)), resp.Body()
+	return classify(resp.StatusCode(), resp.Body(), c.authHint, answerRedactor(resp).withQuery(q.SQL)), resp.Body()
 }
 
 func queryOptions(q Query) string {

@@ -9,7 +9,10 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode"
 	"unicode/utf8"
+
+	"github.com/warmup-sidecar/warmup-sidecar/pkg/sqltext"
 )
 
 // fuzzCredentials are the headers the fuzz target echoes, and the secret parts
@@ -19,55 +22,106 @@ var fuzzCredentials = []struct{ header, password string }{
 	{"Basic d2FybXVwLXNpZGVjYXI6ZnV6ei1ob3JzZS1iYXR0ZXJ5LTQxNw==", "fuzz-horse-battery-417"}, // warmup-sidecar:…
 	{"Basic YTpwK3cvcT0/Pz4+", "p+w/q=??>>"},                                                 // a:…, a one-letter user; + and / in the token
 	{"Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ3YXJtdXAifQ.c2lnbmF0dXJlLXNlY3JldC0xMjM0NTY", ""},
-	{"s3cr3t-T0ken-W1th0ut-Sch3me", ""}, // a header value with no scheme word
+	{"s3cr3t-T0ken-W1th0ut-Sch3me", ""},                     // a header value with no scheme word
+	{"Basic YWRtaW46czNjcmV0UGFzc3cwcmQ", "s3cretPassw0rd"}, // admin:…, without its '=' padding (Pinot accepts it)
 }
 
 // minSecretRunFuzz is the property's bound: shorter pieces are allowed through
 // (a cut may leave up to minSecretRun-1 leading characters).
 const minSecretRunFuzz = 4
 
-// FuzzEchoedCredential: a broker or proxy answer that echoes the credential —
-// whole, cut short by the page itself, bare or with its scheme, decoded, JSON- or
-// HTML- or percent-escaped, wrapped — at an offset the input chooses around the
-// 200-character cut, on the query path (HTTP error, unparsable 200, a Pinot
-// exception) and the httpError path. No output may hold minSecretRunFuzz
-// characters in a row of the credential or its password, however encoded.
+// fuzzValueMark starts every sampled value the fuzz target puts in its query:
+// no output may hold it (its whole value or the start of it, cut), nor the
+// start of the query's long number.
+const fuzzValueMark, fuzzNumber = "Qzj", "1796119200000"
+
+// FuzzEchoedCredential: a broker or proxy answer that echoes what the request
+// carried. The credential — whole, cut short by the page itself, bare or with
+// its scheme, decoded, or only a run of 8 or more from its middle or tail — and
+// the query with a sampled value in it — as sent, with its white space folded
+// by the broker, or the value alone — JSON- or HTML- or percent-escaped, or
+// wrapped, at an offset the input chooses around the 200-character cut, on the
+// query path (HTTP error, unparsable 200, a Pinot exception) and, for the
+// credential, the httpError path. No output may hold minSecretRunFuzz
+// characters in a row of the credential or its password, nor the start of the
+// value or of the number, however encoded.
 func FuzzEchoedCredential(f *testing.F) {
-	f.Add(uint8(0), uint8(0), uint8(0), uint8(0), uint16(160), uint16(0), "HTTP 502 Bad Gateway", "</pre>")
-	f.Add(uint8(0), uint8(1), uint8(1), uint8(1), uint16(180), uint16(9), "{\"error\":\"", "\"}")
-	f.Add(uint8(1), uint8(3), uint8(2), uint8(2), uint16(190), uint16(3), "<html>", "")
-	f.Add(uint8(2), uint8(0), uint8(5), uint8(3), uint16(175), uint16(30), "Authorization: ", " more")
-	f.Add(uint8(3), uint8(0), uint8(3), uint8(4), uint16(200), uint16(5), "x", "y")
-	f.Add(uint8(1), uint8(2), uint8(4), uint8(0), uint16(199), uint16(0), "\\", "\u00e9")
-	f.Fuzz(func(t *testing.T, cred, form, enc, path uint8, offset, keep uint16, pad1, pad2 string) {
+	f.Add(uint8(0), uint8(0), uint8(0), uint8(0), uint16(160), uint16(0), "HTTP 502 Bad Gateway", "</pre>", "")
+	f.Add(uint8(0), uint8(1), uint8(1), uint8(1), uint16(180), uint16(9), "{\"error\":\"", "\"}", "x")
+	f.Add(uint8(1), uint8(3), uint8(2), uint8(2), uint16(190), uint16(3), "<html>", "", "")
+	f.Add(uint8(2), uint8(0), uint8(5), uint8(3), uint16(175), uint16(30), "Authorization: ", " more", "")
+	f.Add(uint8(3), uint8(0), uint8(3), uint8(4), uint16(200), uint16(5), "x", "y", "")
+	f.Add(uint8(1), uint8(2), uint8(4), uint8(0), uint16(199), uint16(0), "\\", "\u00e9", "")
+	f.Add(uint8(4), uint8(4), uint8(0), uint8(0), uint16(150), uint16(21), "token ...", " expired", "")
+	f.Add(uint8(2), uint8(4), uint8(6), uint8(3), uint16(196), uint16(40), "", "", "")
+	// The query echoed with its value cut by the 200-character limit, folded by
+	// the broker, and the value alone cut.
+	f.Add(uint8(0), uint8(5), uint8(0), uint8(1), uint16(100), uint16(0), "Caught exception while parsing query: ", "", "jane.doe.private@example.com")
+	f.Add(uint8(0), uint8(6), uint8(5), uint8(0), uint16(30), uint16(0), "", "", "Jane  Q.  Customer")
+	f.Add(uint8(0), uint8(7), uint8(1), uint8(2), uint16(180), uint16(0), "no match for ", "", "it's  \t here")
+	f.Fuzz(func(t *testing.T, cred, form, enc, path uint8, offset, keep uint16, pad1, pad2, value string) {
 		c := fuzzCredentials[int(cred)%len(fuzzCredentials)]
 		secrets := secretParts(c.header, c.password)
+		values := []string{fuzzValueMark, fuzzNumber[:5]}
 		// Pads that already hold a piece of a secret would be no leak of ours.
 		for _, pad := range []string{pad1, pad2} {
-			if p := secretPiece(normalizeEcho(pad), secrets); p != "" {
+			if p := secretPiece(normalizeEcho(pad), secrets); p != "" || pieceIn(normalizeEcho(pad), values) != "" {
 				t.Skip()
 			}
 		}
-		echo := echoForm(c.header, c.password, form)
+		sql := fuzzQuery(value)
+		echo := echoForm(c.header, c.password, sql, form, int(keep))
 		// A page that cut the echo itself keeps at least minSecretRunFuzz characters
 		// (fewer are allowed through by design).
-		if k := int(keep); k > 0 && k < len(echo) {
+		if k := int(keep); form%8 < 4 && k > 0 && k < len(echo) {
 			echo = echo[:max(k, minSecretRunFuzz+schemeLen(echo))]
 		}
 		echo = encodeEcho(echo, enc, int(offset))
 		// The filler puts the echo at rune offset%240 of the page: before, across and
 		// after the 200-rune cut.
 		body := pad1 + "|" + strings.Repeat("x", int(offset)%240) + echo + "|" + pad2
-		out := fuzzAnswerTexts(t, c.header, path, body)
+		if form%8 >= 5 {
+			path %= 3 // the query's values are masked in answers to the query
+		}
+		out := fuzzAnswerTexts(t, c.header, path, sql, body)
 		for _, text := range out {
 			if p := secretPiece(normalizeEcho(text), secrets); p != "" {
 				t.Fatalf("echo %q in body %q:\noutput %q keeps %q", echo, body, text, p)
+			}
+			if p := pieceIn(normalizeEcho(text), values); p != "" {
+				t.Fatalf("query %q, echo %q in body %q:\noutput %q keeps %q", sql, echo, body, text, p)
 			}
 			if !utf8.ValidString(text) {
 				t.Fatalf("output %q is not valid UTF-8", text)
 			}
 		}
 	})
+}
+
+// fuzzQuery is a probe query with a sampled value made of v: fuzzValueMark, then
+// v's printable characters, white space runs kept (at most 100 bytes).
+func fuzzQuery(v string) string {
+	v = strings.Map(func(r rune) rune {
+		if r == utf8.RuneError || unicode.IsControl(r) && !unicode.IsSpace(r) {
+			return -1
+		}
+		return r
+	}, v)
+	for len(v) > 100 {
+		_, size := utf8.DecodeLastRuneInString(v)
+		v = v[:len(v)-size]
+	}
+	return `SELECT COUNT(*) FROM "people" WHERE "email" IN (` + QuoteString(fuzzValueMark+v) + `, 'x') AND "ts" > ` + fuzzNumber + ` LIMIT 10`
+}
+
+// pieceIn returns the first of pieces that text holds.
+func pieceIn(text string, pieces []string) string {
+	for _, p := range pieces {
+		if strings.Contains(text, p) {
+			return p
+		}
+	}
+	return ""
 }
 
 // secretParts are the pieces of a header no output may keep.
@@ -93,14 +147,17 @@ func schemeLen(v string) int {
 }
 
 // echoForm is what the page echoes: the header, its credential alone, the
-// decoded user:password, or the password alone.
-func echoForm(header, password string, form uint8) string {
+// decoded user:password, the password alone, a run of 8 or more characters from
+// inside the credential or the password (from an offset at picks), the query as
+// sent, the query with its white space folded, or the query's value alone.
+func echoForm(header, password, sql string, form uint8, at int) string {
 	_, cred, ok := strings.Cut(header, " ")
-	switch form % 4 {
+	if !ok {
+		cred = header
+	}
+	switch form % 8 {
 	case 1:
-		if ok {
-			return cred
-		}
+		return cred
 	case 2:
 		if password != "" {
 			return "a:" + password
@@ -109,19 +166,35 @@ func echoForm(header, password string, form uint8) string {
 		if password != "" {
 			return password
 		}
+	case 4:
+		s := cred
+		if password != "" && at%2 == 1 {
+			s = password
+		}
+		from := at % (len(s) - 7)
+		return s[from:min(len(s), from+8+at%13)]
+	case 5:
+		return sql
+	case 6:
+		return strings.Join(strings.Fields(sql), " ")
+	case 7:
+		lit := sqltext.Literals(sql)[0] // the value, quoted
+		return strings.ReplaceAll(lit[1:len(lit)-1], "''", "'")
 	}
 	return header
 }
 
-// encodeEcho writes s as a page might: plain, JSON-escaped, every character as
-// \uXXXX, HTML character references, percent-encoded, or wrapped by white space
-// (a line break, spaces, an escaped \n) at a position at picks.
+// encodeEcho writes s as a page might: plain, JSON-escaped (\ " / + =), every
+// character as \uXXXX, HTML character references, percent-encoded, or wrapped
+// by white space (a line break, spaces, an escaped \n) at a position at picks.
 func encodeEcho(s string, enc uint8, at int) string {
 	var b strings.Builder
 	switch enc % 7 {
 	case 1:
 		for _, r := range s {
 			switch r {
+			case '\\', '"':
+				b.WriteString(`\` + string(r))
 			case '/':
 				b.WriteString(`\/`)
 			case '+':
@@ -157,6 +230,9 @@ func encodeEcho(s string, enc uint8, at int) string {
 		}
 	case 5, 6:
 		i := 1 + at%max(len(s)-1, 1)
+		for i < len(s) && !utf8.RuneStart(s[i]) { // a page wraps between characters
+			i++
+		}
 		sep := []string{"\n", "\r\n   ", `\n`, " \t "}[at%4]
 		if enc%7 == 6 {
 			sep = "\n"
@@ -174,7 +250,7 @@ func isAlnum(r rune) bool {
 
 // fuzzAnswerTexts sends one request through a client whose transport answers
 // body in memory, and returns every text the client made of it.
-func fuzzAnswerTexts(t *testing.T, header string, path uint8, body string) []string {
+func fuzzAnswerTexts(t *testing.T, header string, path uint8, sql, body string) []string {
 	status, answer := http.StatusBadGateway, body
 	switch path % 4 {
 	case 1: // a Pinot exception: HTTP 200, the echo in its JSON-escaped message
@@ -194,7 +270,7 @@ func fuzzAnswerTexts(t *testing.T, header string, path uint8, body string) []str
 		_, err3 := c.StartTime(ctx)
 		return []string{fmt.Sprint(err1), fmt.Sprint(err2), fmt.Sprint(err3)}
 	}
-	return []string{c.Query(ctx, Query{SQL: "SELECT 1"}).Message}
+	return []string{c.Query(ctx, Query{SQL: sql}).Message}
 }
 
 // echoTransport answers every request with one status and body, no network.
@@ -211,7 +287,7 @@ func (e echoTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 		ContentLength: int64(len(e.body)), Request: r, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1}, nil
 }
 
-// normalizeEcho undoes what a page may do to an echo — JSON \/ and \uXXXX,
+// normalizeEcho undoes what a page may do to an echo — JSON \/ \" \\ and \uXXXX,
 // \n-style escapes, HTML character references, percent-encoding — and drops
 // white space, so a piece is found however it was written. It is the test's own
 // decoder, written apart from the redactor's.
@@ -219,8 +295,8 @@ func normalizeEcho(s string) string {
 	var b strings.Builder
 	for i := 0; i < len(s); {
 		switch {
-		case strings.HasPrefix(s[i:], `\/`):
-			b.WriteByte('/')
+		case len(s)-i >= 2 && s[i] == '\\' && strings.ContainsRune(`/"\\`, rune(s[i+1])):
+			b.WriteByte(s[i+1])
 			i += 2
 		case len(s)-i >= 2 && s[i] == '\\' && strings.ContainsRune("nrt", rune(s[i+1])):
 			i += 2

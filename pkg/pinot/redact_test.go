@@ -2,6 +2,7 @@ package pinot
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -9,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/warmup-sidecar/warmup-sidecar/internal/fakepinot"
 )
 
 func TestEchoedCredentialIsRedacted(t *testing.T) {
@@ -46,30 +49,75 @@ func TestEchoedCredentialIsRedacted(t *testing.T) {
 	}
 }
 
-// TestRedactorMask: what is masked and what is left, written the ways a page
-// may write it.
-func TestRedactorMask(t *testing.T) {
-	r := newRedactor("Basic d2FybXVwOmhvcnNlLWJhdHRlcnk=") // warmup:horse-battery
-	for in, want := range map[string]string{
-		"Authorization: Basic d2FybXVwOmhvcnNlLWJhdHRlcnk= end":                        "Authorization: [REDACTED] end",
-		"token d2FybXVwOmhvcnNlLWJhdHRlcnk=":                                           "token [REDACTED]",
-		"cut by the page: Basic d2Fyb":                                                 "cut by the page: [REDACTED]",
-		"cut short: d2Fy":                                                              "cut short: [REDACTED]",
-		"three are left: d2F":                                                          "three are left: d2F",
-		"Basic auth failed for user warmup":                                            "Basic auth failed for user warmup",
-		"decoded warmup:horse-battery here":                                            "decoded warmup:[REDACTED] here",
-		`json "d2FybXVwOmhvcnNlLWJhdHRlcnk\u003d"`:                                     `json "[REDACTED]"`,
-		"escaped \\u0064\\u0032\\u0046\\u0079":                                         "escaped [REDACTED]",
-		"html d2FybXVwOmhvcnNlLWJhdHRlcnk&#61; percent d2FybXVwOmhvcnNlLWJhdHRlcnk%3D": "html [REDACTED] percent [REDACTED]",
-		"wrapped d2FybXVwOmhv\n   cnNlLWJhdHRlcnk= after":                              "wrapped [REDACTED] after",
-		"escaped newline d2FybXVw\\nOmhv":                                              "escaped newline [REDACTED]",
-		"password prefix hors alone, horses too":                                       "password prefix [REDACTED] alone, [REDACTED]s too",
+// TestEchoedUnpaddedBasicAndRuns: a credential sent without its base64
+// padding (Pinot accepts it) has its password masked too, and a page showing
+// only a run from the credential's middle or tail keeps none of it.
+func TestEchoedUnpaddedBasicAndRuns(t *testing.T) {
+	const header = "Basic YWRtaW46czNjcmV0UGFzc3cwcmQ" // admin:s3cretPassw0rd, unpadded
+	cred := strings.TrimPrefix(header, "Basic ")
+	for _, page := range []string{
+		"login failed for admin with password s3cretPassw0rd",
+		"proxy: token ..." + cred[len(cred)-16:] + " refused",
+		"proxy: password ...etPassw0 refused",
 	} {
-		if got := r.mask(in); got != want {
-			t.Errorf("mask(%q) = %q, want %q", in, got, want)
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.WriteHeader(http.StatusBadGateway)
+			fmt.Fprint(w, page)
+		}))
+		c := newClient(t, Options{BrokerURL: srv.URL, ControllerURL: srv.URL, Auth: staticAuth(header)})
+		texts := []string{c.Query(context.Background(), Query{SQL: "SELECT 1"}).Message}
+		_, err := c.Tables(context.Background())
+		texts = append(texts, fmt.Sprint(err))
+		srv.Close()
+		for _, text := range texts {
+			if p := pieceOf(text, "s3cretPassw0rd", 8); p != "" {
+				t.Errorf("%q keeps %q of the password", text, p)
+			}
+			if p := pieceOf(text, cred, 8); p != "" {
+				t.Errorf("%q keeps %q of the credential", text, p)
+			}
+			if !strings.Contains(text, "[REDACTED]") {
+				t.Errorf("%q: expected a redaction marker", text)
+			}
 		}
 	}
-	if got := (redactor{}).mask("Basic d2FybXVw"); got != "Basic d2FybXVw" {
-		t.Errorf("the zero redactor changed %q", got)
+}
+
+// TestEchoedQueryLiterals: a broker error that quotes the query — whole, with
+// its white space folded by the broker, cut inside a value by the 200-character
+// limit, JSON-escaped in an HTTP error page — keeps none of its values; the
+// query's shape stays readable.
+func TestEchoedQueryLiterals(t *testing.T) {
+	sql := `SELECT COUNT(*) FROM "people" WHERE "email" IN ('jane.doe.private@example.com', 'Jane  Q.  Customer', 'it''s') AND "ts" > 1796119200000 LIMIT 10`
+	folded := strings.Join(strings.Fields(sql), " ")
+	quoted, _ := json.Marshal(sql)
+	// The filler puts the first value's opening quote at the 190th character of
+	// the message ("SQLParsingError: ~~~ Caught…"): the cut falls inside it.
+	cut := strings.Repeat("~", 189-len("SQLParsingError: ")-len(" Caught exception while parsing query: ")-len(`SELECT COUNT(*) FROM "people" WHERE "email" IN (`))
+	for name, answer := range map[string]struct {
+		status int
+		body   string
+	}{
+		"whole":   {200, fakepinot.Error(150, "SQLParsingError", "Caught exception while parsing query: "+sql)},
+		"folded":  {200, fakepinot.Error(150, "SQLParsingError", "Caught exception while parsing query: "+folded)},
+		"cut":     {200, fakepinot.Error(150, "SQLParsingError", cut+" Caught exception while parsing query: "+sql)},
+		"value":   {200, fakepinot.Error(200, "QueryExecutionError", "no match for Jane Q. Customer or it's at 1796119200000")},
+		"escaped": {500, `{"code":500,"error":` + string(quoted) + `}`},
+	} {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.WriteHeader(answer.status)
+			fmt.Fprint(w, answer.body)
+		}))
+		c := newClient(t, Options{BrokerURL: srv.URL})
+		msg := c.Query(context.Background(), Query{SQL: sql}).Message
+		srv.Close()
+		for _, v := range []string{"jane", "Jane", "Customer", "example", "it's", "it''s", "17961"} {
+			if strings.Contains(msg, v) {
+				t.Errorf("%s: %q keeps %q", name, msg, v)
+			}
+		}
+		if name != "value" && !strings.Contains(msg, `"email" IN (?`) {
+			t.Errorf("%s: %q lost the query's shape", name, msg)
+		}
 	}
 }

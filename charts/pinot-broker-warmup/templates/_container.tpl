@@ -204,4 +204,5 @@ Checks that JSON schema cannot express: they need two values at once or the clus
 {{- fail (printf "pinot-broker-warmup: nativeSidecar needs Kubernetes >= 1.29 (restartPolicy on initContainers), this cluster is %s" .Capabilities.KubeVersion.Version) -}}
 {{- end -}}
 {{- end -}}
+{{- include "pinot-broker-warmup.cpuBoostKubeVersion" . -}}
 {{- end -}}

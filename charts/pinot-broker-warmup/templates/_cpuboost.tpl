@@ -65,13 +65,37 @@ giveBackLimit: {{ ternary $tlim "" (not (empty $blim)) | quote }}
 {{- end -}}
 {{- end -}}
 
-{{/* The ServiceAccount the broker pods run as and the Role is bound to (values .). */}}
+{{/*
+The ServiceAccount the broker pods run as and the Role is bound to (values .). Never the
+namespace's default: every pod that names no ServiceAccount runs as it, and would hold the right.
+*/}}
 {{- define "pinot-broker-warmup.serviceAccountName" -}}
 {{- $b := .brokerCpuBoost -}}
+{{- $name := "" -}}
 {{- if $b.serviceAccount.create -}}
-{{- default (printf "%s-warmup" $b.statefulSetName) $b.serviceAccount.name -}}
+{{- $name = default (printf "%s-warmup" $b.statefulSetName) $b.serviceAccount.name -}}
 {{- else -}}
-{{- required "pinot-broker-warmup: brokerCpuBoost.serviceAccount.name is required when serviceAccount.create is false: the ServiceAccount the broker pods run as, which the Role is bound to" $b.serviceAccount.name -}}
+{{- $name = required "pinot-broker-warmup: brokerCpuBoost.serviceAccount.name is required when serviceAccount.create is false: the ServiceAccount the broker pods run as, which the Role is bound to" $b.serviceAccount.name -}}
+{{- if or $b.serviceAccount.annotations $b.serviceAccount.imagePullSecrets -}}
+{{- fail (printf "pinot-broker-warmup: brokerCpuBoost.serviceAccount.annotations and imagePullSecrets are for the ServiceAccount the boost creates; with serviceAccount.create false the broker pods keep %s as it is: give them to it there" $name) -}}
+{{- end -}}
+{{- end -}}
+{{- if eq $name "default" -}}
+{{- fail "pinot-broker-warmup: brokerCpuBoost would bind the resize right to the ServiceAccount default, which every pod of the namespace that names no ServiceAccount runs as: set brokerCpuBoost.serviceAccount.create: true (the broker pods get a ServiceAccount of their own, the default), or run the broker pods as a ServiceAccount of theirs and name it" -}}
+{{- end -}}
+{{- $name -}}
+{{- end -}}
+
+{{/*
+The boost's version check (dict "Values" <values> "Capabilities" .Capabilities; nothing without
+Capabilities): in-place pod resize is on by default from Kubernetes 1.33 (the admission policy
+needs 1.30). Below it the pods would start boosted and the resize would be a 404.
+*/}}
+{{- define "pinot-broker-warmup.cpuBoostKubeVersion" -}}
+{{- if and .Values.enabled .Values.brokerCpuBoost.enabled .Capabilities -}}
+{{- if not (semverCompare ">=1.33.0-0" .Capabilities.KubeVersion.Version) -}}
+{{- fail (printf "pinot-broker-warmup: brokerCpuBoost needs Kubernetes >= 1.33 (in-place pod resize, on by default from 1.33; below it the pods would start boosted and never be given back), this cluster is %s: set brokerCpuBoost.enabled: false" .Capabilities.KubeVersion.Version) -}}
+{{- end -}}
 {{- end -}}
 {{- end -}}
 
@@ -215,9 +239,10 @@ the same boosted and given back. Memory quantities are compared as amounts (1Gi 
 
 {{/*
 The objects the boost needs beside the pod (dict "Values" <values> "Release" .Release): the
-ServiceAccount (serviceAccount.create), a Role allowing get on the broker pods and patch on their
-resize subresource, by name, and nothing else, and its RoleBinding. A multi-document YAML stream,
-empty when off.
+ServiceAccount (serviceAccount.create, with the annotations and imagePullSecrets given for it), a
+Role allowing get on the broker pods and patch on their resize subresource, by name, and nothing
+else, its RoleBinding, and the admission policy that confines each resize to the caller's own pod
+and the broker's CPU (_cpuboost_policy.tpl). A multi-document YAML stream, empty when off.
 */}}
 {{- define "pinot-broker-warmup.cpuBoostObjects" -}}
 {{- $v := .Values -}}
@@ -245,9 +270,18 @@ metadata:
   labels:
     app.kubernetes.io/name: pinot-broker-warmup
     app.kubernetes.io/component: cpu-boost
+  {{- with $b.serviceAccount.annotations }}
+  # The pods' previous ServiceAccount's (a cloud workload identity), carried over.
+  annotations:
+    {{- toYaml . | nindent 4 }}
+  {{- end }}
 # The broker pods' identity, holding only the resize right; its token is projected into the
 # sidecar container alone.
 automountServiceAccountToken: false
+{{- with $b.serviceAccount.imagePullSecrets }}
+imagePullSecrets:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
 ---
 {{- end }}
 apiVersion: rbac.authorization.k8s.io/v1
@@ -287,6 +321,8 @@ subjects:
   - kind: ServiceAccount
     name: {{ $sa }}
     namespace: {{ $ns }}
+---
+{{ include "pinot-broker-warmup.cpuBoostPolicy" . }}
 {{- end -}}
 {{- end -}}
 

@@ -20,6 +20,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/yaml"
 
 	"github.com/warmup-sidecar/warmup-sidecar/e2e/kube/controlplane"
@@ -40,15 +41,26 @@ const (
 )
 
 // bed is the control plane with warmup-inject's output for the official chart (a broker with a
-// CPU request 1 and limit 2, boosted to 4) applied: the namespace, both ServiceAccounts, the
-// Role and RoleBinding, and the broker pod made from the StatefulSet's template.
+// CPU request 1 and limit 2, boosted) applied: the namespace, both ServiceAccounts, the Role and
+// RoleBinding, the admission policy and its binding, and broker pods made from the StatefulSet's
+// template.
 type bed struct {
 	cp    *controlplane.ControlPlane
 	admin kubernetes.Interface
 	out   string // warmup-inject's output
 }
 
-func startBed(t *testing.T) *bed {
+// kubeVersion is the test bed's, which warmup-inject is told (the boost needs 1.33).
+const kubeVersion = "v1.36.1"
+
+// boostObjects are the kinds warmup-inject adds beside the pods (and the chart's ServiceAccount).
+var boostObjects = map[string]bool{"ServiceAccount": true, "Role": true, "RoleBinding": true,
+	"ValidatingAdmissionPolicy": true, "ValidatingAdmissionPolicyBinding": true}
+
+func startBed(t *testing.T) *bed { return startBedWith(t, boostYAML, podName) }
+
+// startBedWith injects with the values, applies the objects and creates the named pods.
+func startBedWith(t *testing.T, values string, pods ...string) *bed {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
@@ -65,12 +77,12 @@ func startBed(t *testing.T) *bed {
 	if err != nil {
 		t.Fatal(err)
 	}
-	values := filepath.Join(t.TempDir(), "values.yaml")
-	if err := os.WriteFile(values, []byte(boostYAML), 0o600); err != nil {
+	valuesFile := filepath.Join(t.TempDir(), "values.yaml")
+	if err := os.WriteFile(valuesFile, []byte(values), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	var out, stderr bytes.Buffer
-	if code := inject.Main([]string{"--values", values}, bytes.NewReader(in), &out, &stderr); code != 0 {
+	if code := inject.Main([]string{"--values", valuesFile, "--kube-version", kubeVersion}, bytes.NewReader(in), &out, &stderr); code != 0 {
 		t.Fatalf("warmup-inject: exit %d: %s", code, stderr.String())
 	}
 	b := &bed{cp: cp, admin: admin, out: out.String()}
@@ -79,6 +91,7 @@ func startBed(t *testing.T) *bed {
 	}
 	// What the boost adds, and the chart's own ServiceAccount, applied as an operator would.
 	var apply []string
+	kinds := map[string]int{}
 	for _, doc := range strings.Split(b.out, "\n---\n") {
 		var o struct {
 			Kind     string                `json:"kind"`
@@ -87,36 +100,51 @@ func startBed(t *testing.T) *bed {
 		if yaml.Unmarshal([]byte(doc), &o) != nil {
 			continue
 		}
-		if o.Kind == "ServiceAccount" || o.Kind == "Role" || o.Kind == "RoleBinding" {
+		if boostObjects[o.Kind] {
 			apply = append(apply, doc)
+			kinds[o.Kind]++
 		}
 	}
-	if len(apply) != 4 {
-		t.Fatalf("%d ServiceAccounts, Roles and RoleBindings in warmup-inject's output, want 4", len(apply))
+	for kind := range boostObjects {
+		if kinds[kind] == 0 || (kind != "ServiceAccount" && kinds[kind] != 1) {
+			t.Fatalf("warmup-inject's output has %v, want one of each kind but ServiceAccount (the chart's, and the boost's unless shared)", kinds)
+		}
 	}
 	b.kubectl(t, "apply", strings.Join(apply, "\n---\n"), "apply", "-f", "-")
 	// A Node object for the pod's node, with no kubelet behind it: the API server's resize
 	// admission refuses a pod whose node it does not know (403 "node ... not found").
 	// Its allocatable CPU and memory too: the resize admission refuses a resize whose pod does not
 	// fit the node's allocatable (403 "node didn't have enough allocatable resources").
-	node, err := admin.CoreV1().Nodes().Create(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: fakeNode}}, metav1.CreateOptions{})
-	if err != nil {
+	if _, err := admin.CoreV1().Nodes().Create(ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: fakeNode}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	room := corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("8"), corev1.ResourceMemory: resource.MustParse("16Gi"), corev1.ResourcePods: resource.MustParse("110")}
-	node.Status.Capacity, node.Status.Allocatable = room, room
-	if _, err := admin.CoreV1().Nodes().UpdateStatus(ctx, node, metav1.UpdateOptions{}); err != nil {
-		t.Fatal(err)
+	// The control plane's controllers write the new node too: its status is set on the latest.
+	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		node, err := admin.CoreV1().Nodes().Get(ctx, fakeNode, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		node.Status.Capacity, node.Status.Allocatable = room, room
+		// And what a v1.36 kubelet declares of its features: the API server refuses (403) a resize
+		// of the pod-level resources on a node that does not declare it.
+		node.Status.DeclaredFeatures = []string{"InPlacePodLevelResourcesVerticalScaling"}
+		_, err = admin.CoreV1().Nodes().UpdateStatus(ctx, node, metav1.UpdateOptions{})
+		return err
+	})
+	if err != nil {
+		t.Fatalf("the node's status: %v", err)
 	}
-	pod := b.brokerPod(t)
-	if _, err := admin.CoreV1().Pods(ns).Create(ctx, pod, metav1.CreateOptions{}); err != nil {
-		t.Fatalf("creating the broker pod from the injected StatefulSet: %v", err)
+	for _, name := range pods {
+		if _, err := admin.CoreV1().Pods(ns).Create(ctx, b.brokerPod(t, name), metav1.CreateOptions{}); err != nil {
+			t.Fatalf("creating broker pod %s from the injected StatefulSet: %v", name, err)
+		}
 	}
 	return b
 }
 
-// brokerPod is the injected StatefulSet's pod template as pod -0, bound to a node by name.
-func (b *bed) brokerPod(t *testing.T) *corev1.Pod {
+// brokerPod is the injected StatefulSet's pod template as the named pod, bound to a node by name.
+func (b *bed) brokerPod(t *testing.T, name string) *corev1.Pod {
 	t.Helper()
 	for _, doc := range strings.Split(b.out, "\n---\n") {
 		if !strings.Contains(doc, "kind: StatefulSet") || !strings.Contains(doc, "name: pinot-broker\n") {
@@ -131,7 +159,7 @@ func (b *bed) brokerPod(t *testing.T) *corev1.Pod {
 			t.Fatal(err)
 		}
 		pod := &corev1.Pod{ObjectMeta: sts.Spec.Template.ObjectMeta, Spec: sts.Spec.Template.Spec}
-		pod.Name, pod.Namespace = podName, ns
+		pod.Name, pod.Namespace = name, ns
 		pod.Spec.NodeName = fakeNode
 		return pod
 	}
@@ -198,19 +226,33 @@ func TestRBACIsTheResizeAndNothingMore(t *testing.T) {
 	}
 }
 
-// saDir is a ServiceAccount directory as the kubelet projects it: a token the API server
-// issued for sa (bound to the pod when the pod runs as sa), and the cluster CA.
+// saDir is a ServiceAccount directory as the kubelet projects it for pod -0: a token the API
+// server issued for sa (bound to the pod when the pod runs as sa), and the cluster CA.
 func (b *bed) saDir(t *testing.T, sa string) string {
 	t.Helper()
-	ctx := context.Background()
-	pod, err := b.admin.CoreV1().Pods(ns).Get(ctx, podName, metav1.GetOptions{})
+	pod, err := b.admin.CoreV1().Pods(ns).Get(context.Background(), podName, metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
+	if sa != pod.Spec.ServiceAccountName { // the API server binds a token only to a pod of its ServiceAccount
+		return b.tokenDir(t, sa, "")
+	}
+	return b.tokenDir(t, sa, podName)
+}
+
+// tokenDir is a ServiceAccount directory with a token for sa, bound to the named pod as the
+// kubelet's token manager asks for it (BoundObjectRef with the pod's UID), or to none ("").
+func (b *bed) tokenDir(t *testing.T, sa, boundTo string) string {
+	t.Helper()
+	ctx := context.Background()
 	exp := int64(600)
 	spec := authenticationv1.TokenRequestSpec{ExpirationSeconds: &exp}
-	if sa == pod.Spec.ServiceAccountName { // the API server binds a token only to a pod of its ServiceAccount
-		spec.BoundObjectRef = &authenticationv1.BoundObjectReference{Kind: "Pod", APIVersion: "v1", Name: podName, UID: pod.UID}
+	if boundTo != "" {
+		pod, err := b.admin.CoreV1().Pods(ns).Get(ctx, boundTo, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		spec.BoundObjectRef = &authenticationv1.BoundObjectReference{Kind: "Pod", APIVersion: "v1", Name: boundTo, UID: pod.UID}
 	}
 	tr, err := b.admin.CoreV1().ServiceAccounts(ns).CreateToken(ctx, sa, &authenticationv1.TokenRequest{Spec: spec}, metav1.CreateOptions{})
 	if err != nil {
@@ -230,15 +272,21 @@ func (b *bed) saDir(t *testing.T, sa string) string {
 	return dir
 }
 
-// client is the sidecar's client in the pod, as the kubelet sets its environment.
+// client is the sidecar's client in pod -0, as the kubelet sets its environment.
 func (b *bed) client(t *testing.T, sa string) *kubeapi.Client {
+	t.Helper()
+	return b.clientFor(t, b.saDir(t, sa), podName)
+}
+
+// clientFor is the sidecar's client with the token in dir, resizing the named pod.
+func (b *bed) clientFor(t *testing.T, dir, pod string) *kubeapi.Client {
 	t.Helper()
 	u, err := url.Parse(b.cp.Server)
 	if err != nil {
 		t.Fatal(err)
 	}
 	env := map[string]string{"KUBERNETES_SERVICE_HOST": u.Hostname(), "KUBERNETES_SERVICE_PORT": u.Port()}
-	c, err := kubeapi.InCluster(func(k string) string { return env[k] }, b.saDir(t, sa), ns, podName, "warmup-sidecar/kube-test")
+	c, err := kubeapi.InCluster(func(k string) string { return env[k] }, dir, ns, pod, "warmup-sidecar/kube-test")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -57,30 +57,56 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "values" {
 		return valuesMain(args[1:], stdin, stdout, stderr)
 	}
-	fs := flag.NewFlagSet(prog, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, usage) }
-	var values valuesFlag
-	fs.Var(&values, "values", "values `FILE` for the pinot-broker-warmup chart (repeatable, later wins)")
-	fs.Var(&values, "f", "shorthand for --values")
 	// No default: a post-renderer cannot ask the cluster, and a guessed version would pass the
 	// native-sidecar and boost checks on any cluster (renderer.checkKubeVersion).
-	kubeVersion := fs.String("kube-version", "", "the cluster's Kubernetes `VERSION` (required with nativeSidecar or brokerCpuBoost)")
-	if err := fs.Parse(args); err != nil {
+	c := newCommand(prog, usage, stderr, "the cluster's Kubernetes `VERSION` (required with nativeSidecar or brokerCpuBoost)")
+	if code, done := c.parse(args); done {
+		return code
+	}
+	return c.exit(run(c.values, *c.kubeVersion, stdin, stdout, stderr))
+}
+
+// command is what every warmup-inject command shares: its name and usage, the --values files
+// and --kube-version, and how an error becomes an exit code.
+type command struct {
+	name, usage string
+	stderr      io.Writer
+	fs          *flag.FlagSet
+	values      valuesFlag
+	kubeVersion *string
+}
+
+func newCommand(name, usage string, stderr io.Writer, kubeVersionHelp string) *command {
+	c := &command{name: name, usage: usage, stderr: stderr, fs: flag.NewFlagSet(name, flag.ContinueOnError)}
+	c.fs.SetOutput(stderr)
+	c.fs.Usage = func() { fmt.Fprint(stderr, usage) }
+	c.fs.Var(&c.values, "values", "values `FILE` for the pinot-broker-warmup chart (repeatable, later wins)")
+	c.fs.Var(&c.values, "f", "shorthand for --values")
+	c.kubeVersion = c.fs.String("kube-version", "", kubeVersionHelp)
+	return c
+}
+
+// parse reads the flags; done with the exit code when the command is over (help, bad usage).
+func (c *command) parse(args []string) (code int, done bool) {
+	if err := c.fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
+			return exitOK, true
 		}
-		return exitUsage
+		return exitUsage, true
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "%s: unexpected argument %q\n%s", prog, fs.Arg(0), usage)
-		return exitUsage
+	if c.fs.NArg() > 0 {
+		fmt.Fprintf(c.stderr, "%s: unexpected argument %q\n%s", c.name, c.fs.Arg(0), c.usage)
+		return exitUsage, true
 	}
-	err := run(values, *kubeVersion, stdin, stdout, stderr)
+	return 0, false
+}
+
+// exit prints err, if any, and says the exit code it calls for.
+func (c *command) exit(err error) int {
 	if err == nil {
 		return exitOK
 	}
-	fmt.Fprintf(stderr, "%s: %v\n", prog, err)
+	fmt.Fprintf(c.stderr, "%s: %v\n", c.name, err)
 	var ee *exitError
 	if errors.As(err, &ee) {
 		return ee.code

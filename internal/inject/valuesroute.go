@@ -3,7 +3,6 @@ package inject
 import (
 	"bytes"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -31,34 +30,12 @@ same namespace: the PodMonitor, the dashboard and brokerCpuBoost's RBAC for thos
 
 // valuesMain runs `warmup-inject values`.
 func valuesMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet(prog+" values", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, valuesUsage) }
-	var values valuesFlag
-	fs.Var(&values, "values", "values `FILE` for the pinot-broker-warmup chart (repeatable, later wins)")
-	fs.Var(&values, "f", "shorthand for --values")
-	kubeVersion := fs.String("kube-version", "", "the cluster's Kubernetes `VERSION` (required: the sidecar is a native sidecar, Kubernetes >= 1.29)")
-	companion := fs.String("companion", "", "write the pinot-broker-warmup chart's values for the same release to `FILE`")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
+	c := newCommand(prog+" values", valuesUsage, stderr, "the cluster's Kubernetes `VERSION` (required: the sidecar is a native sidecar, Kubernetes >= 1.29)")
+	companion := c.fs.String("companion", "", "write the pinot-broker-warmup chart's values for the same release to `FILE`")
+	if code, done := c.parse(args); done {
+		return code
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "%s values: unexpected argument %q\n%s", prog, fs.Arg(0), valuesUsage)
-		return exitUsage
-	}
-	err := runValues(values, *kubeVersion, *companion, stdin, stdout, stderr)
-	if err == nil {
-		return exitOK
-	}
-	fmt.Fprintf(stderr, "%s values: %v\n", prog, err)
-	var ee *exitError
-	if errors.As(err, &ee) {
-		return ee.code
-	}
-	return exitInput
+	return c.exit(runValues(c.values, *c.kubeVersion, *companion, stdin, stdout, stderr))
 }
 
 func runValues(files []string, kubeVersion, companionFile string, stdin io.Reader, stdout, stderr io.Writer) error {

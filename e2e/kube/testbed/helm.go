@@ -187,37 +187,39 @@ func (h *Helm) apply(ctx context.Context, verb []string, r Release) (string, err
 	if err != nil {
 		return "", err
 	}
-	bin, args := h.Bin, r.chartArgs(h.Chart)
-	switch r.Sidecar {
-	case PluginRoute:
-		if err := h.installPlugin(ctx); err != nil {
-			return "", err
-		}
-		args = append(args, h.postRendererArgs(r)...)
-	case ExecRoute:
-		bin = h.Bin3
-		args = append(args, h.postRendererArgs(r)...)
+	bin, args, err := h.postRendered(ctx, r)
+	if err != nil {
+		return "", err
 	}
-	return h.run(ctx, bin, nil, append(append(verb, args...), r.waitArgs()...)...)
+	return h.run(ctx, bin, nil, append(append(verb, append(r.chartArgs(h.Chart), args...)...), r.waitArgs()...)...)
 }
 
 // Template is `helm template` of the official chart on a post-renderer route (or none), with no
 // cluster: what Install would apply.
 func (h *Helm) Template(ctx context.Context, r Release) (string, error) {
-	bin, args := h.Bin, append([]string{"template", "--kube-version", h.KubeVersion}, r.chartArgs(h.Chart)...)
-	switch r.Sidecar {
-	case ValuesRoute:
+	if r.Sidecar == ValuesRoute {
 		return "", fmt.Errorf("Template: the values route installs a companion release; use Install")
+	}
+	bin, args, err := h.postRendered(ctx, r)
+	if err != nil {
+		return "", err
+	}
+	return h.run(ctx, bin, nil, append(append([]string{"template", "--kube-version", h.KubeVersion}, r.chartArgs(h.Chart)...), args...)...)
+}
+
+// postRendered is the helm to run for a release's post-renderer route and the flags it adds:
+// Helm 4 with the plugin (installed first), Helm 3 with the program; Helm 4 and none otherwise.
+func (h *Helm) postRendered(ctx context.Context, r Release) (string, []string, error) {
+	switch r.Sidecar {
 	case PluginRoute:
 		if err := h.installPlugin(ctx); err != nil {
-			return "", err
+			return "", nil, err
 		}
-		args = append(args, h.postRendererArgs(r)...)
+		return h.Bin, h.postRendererArgs(r), nil
 	case ExecRoute:
-		bin = h.Bin3
-		args = append(args, h.postRendererArgs(r)...)
+		return h.Bin3, h.postRendererArgs(r), nil
 	}
-	return h.run(ctx, bin, nil, args...)
+	return h.Bin, nil, nil
 }
 
 // CompanionName is the release of this project's chart beside a Pinot release on the values route.

@@ -164,7 +164,7 @@ func Method(s *Study) string {
 // warmup-inject as helm's post-renderer.
 func sidecarRoute(p *Platform) string {
 	if p.SidecarRoute != "" {
-		return "through the official chart's own values (" + p.SidecarRoute + ")"
+		return "through the official chart's own values, by the values route: " + p.SidecarRoute
 	}
 	return "with warmup-inject as the post-renderer"
 }

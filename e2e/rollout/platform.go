@@ -100,7 +100,7 @@ func resourcesOf(c corev1.Container) Resources {
 
 // platform reads the versions, the chart and the node.
 func (b *bed) platform(ctx context.Context) (*Platform, error) {
-	p := &Platform{SidecarRoute: "the values route: helm template of the release | warmup-inject values (this tree) -f <the arm's values> " +
+	p := &Platform{SidecarRoute: "helm template of the release | warmup-inject values (this tree) -f <the arm's values> " +
 		"--companion, then helm upgrade of the official chart with -f <its values> last and of this project's chart beside it with the companion's; " +
 		"the event is timed from that upgrade",
 		ProxyMinSyncS: b.cfg.ProxySync.Seconds()}

@@ -158,6 +158,7 @@ var routeVariants = map[string]struct {
 		"broker:\n  extraEnv: [{name: LOG4J_CONSOLE_LEVEL, value: info}, {name: JAVA_OPTS, value: -Xmx2g}]\n",
 		"brokerJvm: {c1Only: true}\n"},
 	"startup probe gated": {"broker:\n  probes: {startupEnabled: true}\n", "brokerReadiness: {decidedBy: sidecar}\n"},
+	"auth from a Secret":  {"", "auth: {existingSecret: pinot-broker-auth}\n"},
 	"renamed release":     {"fullnameOverride: olap\nnameOverride: olap\nbroker: {name: front}\n", "brokerReadiness: {decidedBy: sidecar}\n"},
 }
 

@@ -380,9 +380,16 @@ EOF
 	printf 'enabled: true\nbrokerCpuBoost:\n  enabled: true\n  cpu:\n    limit: "4"\n' >"$WORK/values/boost.yaml"
 	printf 'broker:\n  replicas: 2\n  resources:\n    requests: {cpu: "1", memory: 1.25Gi}\n    limits: {cpu: "2"}\n' \
 		>"$WORK/values/umbrella-extra-boost.yaml"
+	# brokerReadiness.decidedBy set either way, and auto (the default) on a broker with a CPU limit
+	# and no boost (umbrella-extra-limit.yaml gives the umbrella's broker one).
+	printf 'enabled: true\nbrokerReadiness:\n  decidedBy: sidecar\n' >"$WORK/values/gate.yaml"
+	printf 'enabled: true\nbrokerReadiness:\n  decidedBy: chart\n' >"$WORK/values/chart.yaml"
+	printf 'enabled: true\n' >"$WORK/values/limit.yaml"
+	printf 'broker:\n  resources:\n    requests: {cpu: "1", memory: 1.25Gi}\n    limits: {cpu: "2"}\n' \
+		>"$WORK/values/umbrella-extra-limit.yaml"
 }
 write_variants
-VARIANTS=(disabled enabled native auth c1 aot boost)
+VARIANTS=(disabled enabled native auth c1 aot boost gate chart limit)
 
 # The example umbrella chart renders the broker StatefulSet with the sidecar from the named
 # templates: the only way to see the container itself through `helm template`.
@@ -898,26 +905,7 @@ check "inject cpu-limits.yaml (decidedBy auto): stderr says the chart decides, a
 	grep -qF 'brokerReadiness.decidedBy auto: chart (the broker has a CPU limit, 2, and brokerCpuBoost is off)' "$WORK/inject-cpu-limits.stderr"
 check "inject cpu-limits.yaml (decidedBy auto, brokerCpuBoost): the gate decides" \
 	probes_in "$WORK/inject-cpu-limits-boost.yaml" "$FIXTURES/cpu-limits.yaml" sidecar
-printf 'enabled: true\nbrokerReadiness:\n  decidedBy: sidecar\n' >"$WORK/values/gate.yaml"
-printf 'enabled: true\nbrokerReadiness:\n  decidedBy: chart\n' >"$WORK/values/chart.yaml"
-# auto on a broker with a CPU limit (and no boost).
-printf 'enabled: true\n' >"$WORK/values/limit.yaml"
-printf 'broker:\n  resources:\n    requests: {cpu: "1", memory: 1.25Gi}\n    limits: {cpu: "2"}\n' >"$WORK/values/umbrella-extra-limit.yaml"
-for v in gate chart limit; do
-	umbrella_values "$v"
-done
-for k in "${KUBE_VERSIONS[@]}"; do
-	check "helm lint --strict $CHART [gate] kube $k" helm lint --strict "$CHART" --kube-version "$k" -f "$WORK/values/gate.yaml"
-	for v in gate chart limit; do
-		check "helm lint --strict umbrella example [$v] kube $k" \
-			helm lint --strict "$UMB" --kube-version "$k" -f "$WORK/values/umbrella-$v.yaml"
-		uout="$WORK/umbrella-$v-$k.yaml"
-		check "helm template umbrella example [$v] kube $k" \
-			bash -c 'helm template pinot "$1" --namespace pinot --kube-version "$2" -f "$3" >"$4"' _ \
-			"$UMB" "$k" "$WORK/values/umbrella-$v.yaml" "$uout"
-		check "kubernetes-validate --strict umbrella example [$v] at $k" validate "$uout" "$k"
-	done
-done
+# The umbrella example's [gate], [chart] and [limit] variants are rendered with the others above.
 check "umbrella [gate]: the broker's readinessProbe from 0 s every 1 s, liveness as given, the sidecar's every 1 s" \
 	probes_in "$WORK/umbrella-gate-1.29.0.yaml" "$WORK/umbrella-chart-1.29.0.yaml" sidecar
 check "umbrella [chart]: the broker's probes as given, the sidecar's every 5 s" \

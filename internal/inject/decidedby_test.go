@@ -9,9 +9,6 @@ import (
 
 	yaml "go.yaml.in/yaml/v3"
 	"helm.sh/helm/v3/pkg/chart"
-	"helm.sh/helm/v3/pkg/chart/loader"
-	"helm.sh/helm/v3/pkg/chartutil"
-	"helm.sh/helm/v3/pkg/engine"
 )
 
 // gatedReadiness is the official chart's broker readinessProbe timing (60 s, 10 s x 10) gated.
@@ -120,10 +117,7 @@ func TestDecidedByChartEqualsInject(t *testing.T) {
 		"memory limit only":    "{limits: {memory: 1Gi}}",
 		"CPU limit null":       "{limits: {cpu: null}}",
 	}
-	c, err := loader.Load(chartDir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := chartWith(t)
 	names := make([]string, 0, len(shapes))
 	for name := range shapes {
 		names = append(names, name)
@@ -137,11 +131,7 @@ func TestDecidedByChartEqualsInject(t *testing.T) {
 		for _, boost := range []bool{false, true} {
 			values := map[string]any{"enabled": true, "brokerReadiness": map[string]any{"decidedBy": setting},
 				"brokerCpuBoost": map[string]any{"enabled": boost}, "warmup": map[string]any{"controllerUrl": "http://pinot-controller:9000"}}
-			top, err := chartutil.ToRenderValues(c, values, chartutil.ReleaseOptions{Name: "warmup", Namespace: "pinot"}, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			out, err := engine.Render(c, top)
+			out, err := renderLoaded(c, values)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -196,11 +186,7 @@ func TestUmbrellaAutoMatchesInject(t *testing.T) {
 // An umbrella chart that does not give the broker's resources cannot resolve auto: the render
 // fails naming what to add, rather than choosing for the operator; chart or sidecar set needs none.
 func TestUmbrellaAutoWithoutTheBrokerResourcesFails(t *testing.T) {
-	c, err := loader.Load(chartDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.Templates = append(c.Templates,
+	c := chartWith(t,
 		&chart.File{Name: "templates/probe.yaml", Data: []byte(`{{ include "pinot-broker-warmup.brokerReadinessProbe" (dict "Values" .Values "probe" (dict "periodSeconds" 10)) }}`)},
 		&chart.File{Name: "templates/containers.yaml", Data: []byte(`{{ include "pinot-broker-warmup.containers" (dict "Values" .Values) }}`)})
 	for _, tc := range []struct{ by, want string }{
@@ -211,11 +197,7 @@ func TestUmbrellaAutoWithoutTheBrokerResourcesFails(t *testing.T) {
 		t.Run(tc.by, func(t *testing.T) {
 			values := map[string]any{"enabled": true, "brokerReadiness": map[string]any{"decidedBy": tc.by},
 				"warmup": map[string]any{"controllerUrl": "http://pinot-controller:9000"}}
-			top, err := chartutil.ToRenderValues(c, values, chartutil.ReleaseOptions{Name: "warmup", Namespace: "pinot"}, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			_, err = engine.Render(c, top)
+			_, err := renderLoaded(c, values)
 			switch {
 			case tc.want == "" && err != nil:
 				t.Errorf("render failed: %v", err)

@@ -9,9 +9,6 @@ import (
 
 	yaml "go.yaml.in/yaml/v3"
 	"helm.sh/helm/v3/pkg/chart"
-	"helm.sh/helm/v3/pkg/chart/loader"
-	"helm.sh/helm/v3/pkg/chartutil"
-	"helm.sh/helm/v3/pkg/engine"
 )
 
 const sidecarDecides = "brokerReadiness:\n  decidedBy: sidecar\n"
@@ -187,10 +184,7 @@ func TestChartRuleEqualsInject(t *testing.T) {
 		{"enabled": true, "brokerReadiness": map[string]any{"decidedBy": "sidecar", "periodSeconds": 2}},
 		{"enabled": false, "brokerReadiness": map[string]any{"decidedBy": "sidecar", "periodSeconds": 1}},
 	}
-	c, err := loader.Load(chartDir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := chartWith(t)
 	for i, p := range probes {
 		tpl := "pinot-broker-warmup.brokerReadinessProbe"
 		if p.startup {
@@ -201,11 +195,7 @@ func TestChartRuleEqualsInject(t *testing.T) {
 	}
 	for _, s := range settings {
 		s["warmup"] = map[string]any{"controllerUrl": "http://pinot-controller:9000"}
-		top, err := chartutil.ToRenderValues(c, s, chartutil.ReleaseOptions{Name: "warmup", Namespace: "pinot"}, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out, err := engine.Render(c, top)
+		out, err := renderLoaded(c, s)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -175,8 +175,9 @@ EOF
 }
 
 # probes_in FILE SOURCE MODE: the probes of every broker StatefulSet in FILE, against the same
-# StatefulSet in SOURCE (before the sidecar decided anything). MODE chart (brokerReadiness.decidedBy
-# chart, the default): the broker container's probes are SOURCE's and the sidecar's readinessProbe
+# StatefulSet in SOURCE (before the sidecar decided anything). MODE chart (the chart decides:
+# brokerReadiness.decidedBy chart, or auto on a broker with a CPU limit and no boost): the broker
+# container's probes are SOURCE's and the sidecar's readinessProbe
 # samples every 5 s (2 failures). MODE sidecar: the broker's readinessProbe and startupProbe start at
 # once and sample every second, a failure lasting as long as in SOURCE (period x failureThreshold,
 # plus the initial delay for a startupProbe), the check itself kept; the sidecar's readinessProbe
@@ -379,9 +380,16 @@ EOF
 	printf 'enabled: true\nbrokerCpuBoost:\n  enabled: true\n  cpu:\n    limit: "4"\n' >"$WORK/values/boost.yaml"
 	printf 'broker:\n  replicas: 2\n  resources:\n    requests: {cpu: "1", memory: 1.25Gi}\n    limits: {cpu: "2"}\n' \
 		>"$WORK/values/umbrella-extra-boost.yaml"
+	# brokerReadiness.decidedBy set either way, and auto (the default) on a broker with a CPU limit
+	# and no boost (umbrella-extra-limit.yaml gives the umbrella's broker one).
+	printf 'enabled: true\nbrokerReadiness:\n  decidedBy: sidecar\n' >"$WORK/values/gate.yaml"
+	printf 'enabled: true\nbrokerReadiness:\n  decidedBy: chart\n' >"$WORK/values/chart.yaml"
+	printf 'enabled: true\n' >"$WORK/values/limit.yaml"
+	printf 'broker:\n  resources:\n    requests: {cpu: "1", memory: 1.25Gi}\n    limits: {cpu: "2"}\n' \
+		>"$WORK/values/umbrella-extra-limit.yaml"
 }
 write_variants
-VARIANTS=(disabled enabled native auth c1 aot boost)
+VARIANTS=(disabled enabled native auth c1 aot boost gate chart limit)
 
 # The example umbrella chart renders the broker StatefulSet with the sidecar from the named
 # templates: the only way to see the container itself through `helm template`.
@@ -864,40 +872,50 @@ check "inject unnamed-port.yaml with warmup.brokerUrl: the sidecar probes that U
 check "inject nativeSidecar without --kube-version: refused, naming --kube-version" inject_fails default \
 	nativeSidecar --kube-version -- --values="$WORK/values/inject-native.yaml"
 
-# ---- brokerReadiness.decidedBy: sidecar: the gate, not a fixed delay, decides when a pod enters --
-# warmup-inject starts the official chart's broker readinessProbe (and startupProbe) at once, every
-# second; the umbrella example does the same through pinot-broker-warmup.brokerReadinessProbe.
+# ---- brokerReadiness.decidedBy: the gate, not a fixed delay, decides when a pod enters ----------
+# With sidecar (or auto, the default, on a broker without a CPU limit or boosted) warmup-inject
+# starts the official chart's broker readinessProbe (and startupProbe) at once, every second; the
+# umbrella example does the same through pinot-broker-warmup.brokerReadinessProbe. With chart (or
+# auto on a broker with a CPU limit and no boost) the probes stay as rendered.
 printf 'brokerReadiness:\n  decidedBy: sidecar\n' >"$WORK/values/inject-gate.yaml"
+printf 'brokerReadiness:\n  decidedBy: chart\n' >"$WORK/values/inject-chart.yaml"
 for f in default customized; do
 	out="$WORK/inject-$f-gate.yaml"
 	check "warmup-inject $f.yaml (brokerReadiness.decidedBy sidecar)" bash -c '"$1" --values="$2" <"$3" >"$4"' _ \
 		"$INJECT" "$WORK/values/inject-gate.yaml" "$FIXTURES/$f.yaml" "$out"
 	check "inject $f.yaml (decidedBy sidecar): broker readiness/startup probes from 0 s every 1 s, failures as long as before; liveness as rendered; sidecar probe every 1 s" \
 		probes_in "$out" "$FIXTURES/$f.yaml" sidecar
-	check "inject $f.yaml (decidedBy chart, the default): the broker's probes as rendered, the sidecar's every 5 s" \
-		probes_in "$WORK/inject-$f.yaml" "$FIXTURES/$f.yaml" chart
+	check "inject $f.yaml (decidedBy auto, the default; no CPU limit): the gate decides, as with sidecar" \
+		probes_in "$WORK/inject-$f.yaml" "$FIXTURES/$f.yaml" sidecar
+	check "warmup-inject $f.yaml (brokerReadiness.decidedBy chart)" bash -c '"$1" --values="$2" <"$3" >"$4"' _ \
+		"$INJECT" "$WORK/values/inject-chart.yaml" "$FIXTURES/$f.yaml" "$WORK/inject-$f-chart.yaml"
+	check "inject $f.yaml (decidedBy chart): the broker's probes as rendered, the sidecar's every 5 s" \
+		probes_in "$WORK/inject-$f-chart.yaml" "$FIXTURES/$f.yaml" chart
 	for k in "${KUBE_VERSIONS[@]}"; do
 		check "kubernetes-validate --strict inject $f.yaml (decidedBy sidecar) at $k" validate "$out" "$k"
 	done
 	check "inject $f.yaml (decidedBy sidecar) twice equals once" bash -c \
 		'[[ -s "$3" ]] && "$1" --values="$2" <"$3" 2>/dev/null | cmp -s - "$3"' _ "$INJECT" "$WORK/values/inject-gate.yaml" "$out"
 done
-printf 'enabled: true\nbrokerReadiness:\n  decidedBy: sidecar\n' >"$WORK/values/gate.yaml"
-umbrella_values gate
-for k in "${KUBE_VERSIONS[@]}"; do
-	check "helm lint --strict $CHART [gate] kube $k" helm lint --strict "$CHART" --kube-version "$k" -f "$WORK/values/gate.yaml"
-	check "helm lint --strict umbrella example [gate] kube $k" \
-		helm lint --strict "$UMB" --kube-version "$k" -f "$WORK/values/umbrella-gate.yaml"
-	uout="$WORK/umbrella-gate-$k.yaml"
-	check "helm template umbrella example [gate] kube $k" \
-		bash -c 'helm template pinot "$1" --namespace pinot --kube-version "$2" -f "$3" >"$4"' _ \
-		"$UMB" "$k" "$WORK/values/umbrella-gate.yaml" "$uout"
-	check "kubernetes-validate --strict umbrella example [gate] at $k" validate "$uout" "$k"
-done
+check "warmup-inject cpu-limits.yaml (the defaults)" bash -c '"$1" <"$2" >"$3" 2>"$4"' _ \
+	"$INJECT" "$FIXTURES/cpu-limits.yaml" "$WORK/inject-cpu-limits.yaml" "$WORK/inject-cpu-limits.stderr"
+check "inject cpu-limits.yaml (decidedBy auto; a CPU limit, no boost): the broker's probes as rendered, the sidecar's every 5 s" \
+	probes_in "$WORK/inject-cpu-limits.yaml" "$FIXTURES/cpu-limits.yaml" chart
+check "inject cpu-limits.yaml (decidedBy auto): stderr says the chart decides, and why" \
+	grep -qF 'brokerReadiness.decidedBy auto: chart (the broker has a CPU limit, 2, and brokerCpuBoost is off)' "$WORK/inject-cpu-limits.stderr"
+check "inject cpu-limits.yaml (decidedBy auto, brokerCpuBoost): the gate decides" \
+	probes_in "$WORK/inject-cpu-limits-boost.yaml" "$FIXTURES/cpu-limits.yaml" sidecar
+# The umbrella example's [gate], [chart] and [limit] variants are rendered with the others above.
 check "umbrella [gate]: the broker's readinessProbe from 0 s every 1 s, liveness as given, the sidecar's every 1 s" \
-	probes_in "$WORK/umbrella-gate-1.29.0.yaml" "$WORK/umbrella-enabled-1.29.0.yaml" sidecar
-check "umbrella [enabled]: decidedBy chart by default, the sidecar's probe every 5 s" \
-	probes_in "$WORK/umbrella-enabled-1.29.0.yaml" "$WORK/umbrella-enabled-1.29.0.yaml" chart
+	probes_in "$WORK/umbrella-gate-1.29.0.yaml" "$WORK/umbrella-chart-1.29.0.yaml" sidecar
+check "umbrella [chart]: the broker's probes as given, the sidecar's every 5 s" \
+	probes_in "$WORK/umbrella-chart-1.29.0.yaml" "$WORK/umbrella-chart-1.29.0.yaml" chart
+check "umbrella [enabled]: decidedBy auto, the default, with no CPU limit in broker.resources: the gate decides" \
+	probes_in "$WORK/umbrella-enabled-1.29.0.yaml" "$WORK/umbrella-chart-1.29.0.yaml" sidecar
+check "umbrella [limit]: decidedBy auto with a CPU limit and no boost: the chart decides" \
+	probes_in "$WORK/umbrella-limit-1.29.0.yaml" "$WORK/umbrella-chart-1.29.0.yaml" chart
+check "umbrella [boost]: decidedBy auto with the boost: the gate decides" \
+	probes_in "$WORK/umbrella-boost-1.34.0.yaml" "$WORK/umbrella-chart-1.29.0.yaml" sidecar
 for bad in brokerReadiness.decidedBy=warmup brokerReadiness.periodSeconds=0 brokerReadiness.periodSeconds=11 \
 	brokerReadiness.initialDelaySeconds=0; do
 	must_fail "schema rejects $bad (helm template)" \

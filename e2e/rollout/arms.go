@@ -12,9 +12,11 @@ const (
 	ArmOff         = "off"          // no sidecar: a pod is Ready on the broker's /health
 	ArmOffFast     = "off_fast"     // off with the short broker probe on_fast has, without the gate
 	ArmLBSlowStart = "lb_slowstart" // off + the balancer's slow start: the peers' ramp
-	ArmOnDefault   = "on_default"   // the sidecar with its defaults
-	ArmOnFast      = "on_fast"      // on_default + brokerReadiness.decidedBy sidecar: the gate decides
-	ArmOnBoost     = "on_boost"     // on_fast + brokerCpuBoost: the broker's CPU limit raised until the sidecar gives it back
+	// ArmOnDefault is the sidecar with its defaults: brokerReadiness.decidedBy auto, which keeps the
+	// chart's 60 s readiness delay on the study's brokers (they always have a CPU limit: Config).
+	ArmOnDefault = "on_default"
+	ArmOnFast    = "on_fast"  // on_default + brokerReadiness.decidedBy sidecar, set: the gate decides
+	ArmOnBoost   = "on_boost" // on_fast + brokerCpuBoost: the broker's CPU limit raised until the sidecar gives it back
 	// ArmOnBoostFixed is on_boost given back at a fixed time, as kube-startup-cpu-boost and GKE's
 	// startup boost do: no JIT signal, the settle time (Config.BoostFixedHold) after the gate opened.
 	ArmOnBoostFixed = "on_boost_fixed"

@@ -297,7 +297,9 @@ var fastProbe = map[string]any{"initialDelaySeconds": 1, "periodSeconds": 1, "fa
 
 // injectValues are warmup-inject's values for an ON arm: the sidecar's settings (--sidecar-env),
 // the controller it reads the tables from, the C1-only broker for on_c1, the gate deciding the
-// broker's readiness for on_fast, the boost for on_boost, the smoke's probe period.
+// broker's readiness for on_fast (set, not left to auto), the boost for on_boost, the smoke's probe
+// period. The other arms leave brokerReadiness.decidedBy at its default, auto: the chart's delay on
+// the study's brokers, which have a CPU limit.
 func (b *bed) injectValues(spec armSpec) (map[string]any, error) {
 	warmup, err := sidecarValues(b.cfg.SidecarEnv)
 	if err != nil {

@@ -26,7 +26,8 @@ func readValues(t *testing.T, path string) map[string]any {
 
 // Each arm is chart values: the off arms the chart alone, the ON arms warmup-inject as the
 // post-renderer with the sidecar's settings, on_c1 its brokerJvm.c1Only, on_fast its
-// brokerReadiness.decidedBy sidecar, on_boost that and its brokerCpuBoost (the Role up to the
+// brokerReadiness.decidedBy sidecar (on_default none: its default, auto, is the chart's delay on the
+// study's CPU-limited brokers), on_boost that and its brokerCpuBoost (the Role up to the
 // scale-out's pod), off_fast the chart's probe as short; a rollout stamps the
 // restartedAt annotation and the replicas are always stated.
 func TestArmsAreChartValues(t *testing.T) {

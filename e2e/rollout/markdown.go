@@ -143,7 +143,8 @@ func Method(s *Study) string {
 		"podManagementPolicy %s, updateStrategy %s, %s; ZooKeeper, a controller, 2 servers and the %d-row bench table (Pinot %s) run outside the pods, "+
 		"without a limit, on the same machine (%s). A rollout is `helm upgrade` with a new `kubectl.kubernetes.io/restartedAt` pod annotation and the arm's "+
 		"values (the ON arms add the sidecar %s; on_c1 sets its brokerJvm.c1Only, -XX:TieredStopAtLevel=1; "+
-		"on_fast its brokerReadiness.decidedBy sidecar: the broker's readiness probe starts at once and checks every 1 s, failure 100; off_fast gives "+
+		"on_fast its brokerReadiness.decidedBy sidecar: the broker's readiness probe starts at once and checks every 1 s, failure 100, where the other ON arms "+
+		"leave brokerReadiness.decidedBy at its default, auto, which keeps the chart's probe for a broker with a CPU limit, as these have; off_fast gives "+
 		"the broker the same probe by the chart's values, initialDelay 1 s, without the sidecar); the "+
 		"StatefulSet controller picks order and pace. A scale-out is `helm upgrade` with one more replica. The Service (the chart's %s) is Debian's "+
 		"HAProxy (round robin per request, no retries) whose servers the test bed's kube-proxy stand-in keeps to the Service's EndpointSlices "+

@@ -20,7 +20,9 @@ var updateExamples = flag.Bool("update", false, "rewrite docs/gitops from warmup
 
 const gitopsDir = "../../docs/gitops"
 
-// exampleChoices are the operator's choices in the examples: the gate decides.
+// exampleChoices are the operator's choices in the examples: the gate decides. auto, the default,
+// resolves to the same on the official chart's broker (no CPU limit); set, it stays so when the
+// operator gives the broker a CPU limit.
 const exampleChoices = "brokerReadiness:\n  decidedBy: sidecar\n"
 
 const argoExample = `# Argo CD: the official Pinot chart with the warmup sidecar, through the chart's own values.

@@ -91,7 +91,9 @@ func injectAll(r *renderer, docs []manifest, log io.Writer) ([]manifest, []broke
 		if t.port > 0 {
 			warmup["brokerPort"] = t.port
 		}
-		overrides := map[string]any{"warmup": warmup}
+		// The chart renders the sidecar's own readinessProbe by decidedBy: give it the resolved one.
+		by, why := brokerDecidedBy(r.values, t)
+		overrides := map[string]any{"warmup": warmup, "brokerReadiness": map[string]any{"decidedBy": by}}
 		if key, derived := aotCacheKey(r.values, t); derived {
 			overrides["brokerJvm"] = map[string]any{"aotCache": map[string]any{"key": key}}
 		}
@@ -140,11 +142,14 @@ func injectAll(r *renderer, docs []manifest, log io.Writer) ([]manifest, []broke
 		}
 		fmt.Fprintf(log, prog+": StatefulSet %s: sidecar added (%s%s%s%s%s)\n", t.name, describePort(t.port, brokerURL),
 			describeController(controller), describeJavaOpts(javaOptsEnv, inj.brokerJavaOpts), describeBoost(inj), describeMatch(t, podLabels))
-		gated, gateNote, err := gateBrokerProbes(documentRoot(d.node), t, r.values)
+		gated, gateNote, err := gateBrokerProbes(documentRoot(d.node), t, r.values, by)
 		if err != nil {
 			return nil, nil, inputErr(err)
 		}
 		d.changed = d.changed || gated
+		if why != "" {
+			fmt.Fprintf(log, prog+": StatefulSet %s: brokerReadiness.decidedBy auto: %s (%s)\n", t.name, by, why)
+		}
 		if gateNote != "" {
 			fmt.Fprintf(log, prog+": StatefulSet %s: %s\n", t.name, gateNote)
 		}

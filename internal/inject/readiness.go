@@ -15,12 +15,11 @@ import (
 // startupProbe holds the readiness probe back until it passes. So the post-renderer starts them
 // itself. The broker's /health check stays: the pod is Ready only when both containers are, and the
 // kubelet still asks the broker. The livenessProbe is left alone: it restarts the broker, and a
-// cold JVM slow to answer /health must not be killed sooner than the chart allows.
+// cold JVM slow to answer /health must not be killed sooner than the chart allows. auto, the
+// default, resolves to sidecar or chart per broker (decidedby.go) before this runs.
 //
 // The rule is the chart's (templates/_readiness.tpl, pinot-broker-warmup.gatedProbe, which the
 // umbrella path and the sidecar's own probe use); a test holds the two equal.
-
-const decidedBySidecar = "sidecar"
 
 // Kubernetes' defaults for a probe's omitted fields.
 const (
@@ -49,9 +48,10 @@ func gatedTiming(old probeTiming, period int, startup bool) probeTiming {
 	return probeTiming{delay: 0, period: p, failures: (window + p - 1) / p}
 }
 
-// gatedPeriod is brokerReadiness.periodSeconds when the values let the sidecar decide, else 0.
-func gatedPeriod(values map[string]any) int {
-	if by, _ := lookup(values, "brokerReadiness", "decidedBy").(string); by != decidedBySidecar {
+// gatedPeriod is brokerReadiness.periodSeconds when the sidecar decides (by, decidedBy resolved
+// for the broker), else 0.
+func gatedPeriod(values map[string]any, by string) int {
+	if by != decidedBySidecar {
 		return 0
 	}
 	p, _ := wholeNumber(lookup(values, "brokerReadiness", "periodSeconds"))
@@ -75,10 +75,10 @@ func wholeNumber(v any) (int, bool) {
 }
 
 // gateBrokerProbes rewrites the broker container's readinessProbe and startupProbe by the rule,
-// when the values let the sidecar decide. Reports whether the document changed and, for a log
-// line, what it did (empty when the chart's probes stay).
-func gateBrokerProbes(stsRoot *yaml.Node, t brokerTarget, values map[string]any) (bool, string, error) {
-	period := gatedPeriod(values)
+// when the sidecar decides (by, decidedBy resolved for this broker). Reports whether the document
+// changed and, for a log line, what it did (empty when the chart's probes stay).
+func gateBrokerProbes(stsRoot *yaml.Node, t brokerTarget, values map[string]any, by string) (bool, string, error) {
+	period := gatedPeriod(values, by)
 	if period <= 0 {
 		return false, "", nil
 	}

@@ -2,8 +2,9 @@
 The sidecar container: the one definition both delivery paths use. The warmup-inject
 post-renderer renders it from the copy of this chart embedded in it; umbrella charts and forks
 include it (see README.md). It reads only .Values (this chart's values) and, when present,
-.Capabilities, so a parent chart can call it with
-  (dict "Values" (index .Values "pinot-broker-warmup") "Capabilities" .Capabilities)
+.Capabilities and .BrokerResources (the broker container's resources, which brokerReadiness.decidedBy
+auto decides from), so a parent chart can call it with
+  (dict "Values" (index .Values "pinot-broker-warmup") "Capabilities" .Capabilities "BrokerResources" <the broker's resources>)
 */}}
 
 {{- define "pinot-broker-warmup.container" -}}
@@ -32,7 +33,7 @@ readinessProbe:
     path: /readyz
     port: warmup
   {{- /* Sampled every brokerReadiness.periodSeconds when the sidecar decides readiness (_readiness.tpl). */}}
-  {{- with include "pinot-broker-warmup.gatedProbe" (dict "Values" $v "probe" $v.readinessProbe "startup" false) }}
+  {{- with include "pinot-broker-warmup.gatedProbe" (set (set (pick . "Values" "BrokerResources") "probe" $v.readinessProbe) "startup" false) }}
   {{- . | nindent 2 }}
   {{- end }}
 livenessProbe:

@@ -9,7 +9,8 @@ broker StatefulSet template can write:
     {{- include "pinot-broker-warmup.containers" $ctx | nindent 4 }}
   volumes:
     {{- include "pinot-broker-warmup.volumes" $ctx | nindent 4 }}
-where $ctx is (dict "Values" <this chart's values> "Capabilities" .Capabilities).
+where $ctx is (dict "Values" <this chart's values> "Capabilities" .Capabilities "BrokerResources"
+<the broker container's resources>): brokerReadiness.decidedBy auto decides from the last (_readiness.tpl).
 The sidecar lands in exactly one of the two container lists, chosen by nativeSidecar.
 */}}
 

@@ -38,9 +38,14 @@ func (a *arrivals) count() int {
 func (a *arrivals) most(d time.Duration) int {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	return mostWithin(a.at, d)
+}
+
+// mostWithin is the most instants of at (in order) within any window d.
+func mostWithin(at []time.Time, d time.Duration) int {
 	best, j := 0, 0
-	for i := range a.at {
-		for j < len(a.at) && a.at[j].Sub(a.at[i]) < d {
+	for i := range at {
+		for j < len(at) && at[j].Sub(at[i]) < d {
 			j++
 		}
 		best = max(best, j-i)

@@ -53,7 +53,7 @@ func serve(ctx context.Context, args []string, stderr io.Writer) int {
 	}
 	log.Info("warmup-sidecar started", "version", version, "listen", srv.Addr(), "broker", cfg.BrokerURL,
 		"enabled", cfg.Enabled, "budget", cfg.Budget.String(), "floor", cfg.MinIterations,
-		"concurrency", cfg.Concurrency, "fail_closed", cfg.FailClosed, "rearm", cfg.Rearm)
+		"concurrency", cfg.Concurrency, "max_probe_rate", cfg.MaxProbeRate, "fail_closed", cfg.FailClosed, "rearm", cfg.Rearm)
 
 	// The supervisor and the server each stop on their own context: the server
 	// outlives the signal by the drain.

@@ -87,6 +87,7 @@ func settings(cfg config.Config) prober.Settings {
 		Converge:        judge.ConvergeRule{Tolerance: cfg.ConvergeTolerance, Windows: cfg.ConvergeWindows},
 		Shapes:          prober.ShapeMode(cfg.ProbeShapes),
 		MultiStage:      prober.EngineMode(cfg.MultiStage),
+		MaxRate:         cfg.MaxProbeRate,
 	}
 }
 
@@ -125,7 +126,7 @@ func newSidecar(cfg config.Config, log *slog.Logger, client *pinot.Client) (*sid
 	}
 	gate := gatehttp.NewGate(gm)
 	board := report.NewStatusBoard(cfg.Enabled, cfg.MinIterations, cfg.Budget, time.Now)
-	board.Update(func(s *report.Status) { s.Exit = cfg.Exit })
+	board.Update(func(s *report.Status) { s.Exit, s.MaxProbeRate = cfg.Exit, cfg.MaxProbeRate })
 	// A /health slower than 800 ms keeps a 200 up to 30 s old: a broker busy at its CPU limit
 	// is still serving; it is the broker's own probe's to take out (docs/design.md#readyz).
 	health := &gatehttp.BrokerHealth{Check: supervisor.HealthCheck(client.Health), MaxAge: time.Second, Timeout: 800 * time.Millisecond,

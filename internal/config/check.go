@@ -46,6 +46,11 @@ func (c Config) check() (Config, []string, error) {
 	if err := c.checkExit(); err != nil {
 		return c, nil, err
 	}
+	if warn, err := c.checkProbeRate(); err != nil {
+		return c, nil, err
+	} else if warn != "" {
+		warns = append(warns, warn)
+	}
 	if c.BrokerAOTLog != "" && !filepath.IsAbs(c.BrokerAOTLog) {
 		return c, nil, fmt.Errorf("WARMUP_BROKER_AOT_LOG=%q: expected an absolute path to the broker JVM's AOT log, such as /var/log/pinot-aot/aot.log", c.BrokerAOTLog)
 	}

@@ -64,6 +64,8 @@ type Config struct {
 	// What the default probe sends (README "What is probed").
 	ProbeShapes string `envconfig:"WARMUP_PROBE_SHAPES" default:"schema"`
 	MultiStage  string `envconfig:"WARMUP_MULTISTAGE" default:"auto"`
+	// MaxProbeRate caps the queries a second of each run, all of them (check_rate.go); 0: no cap.
+	MaxProbeRate float64 `envconfig:"WARMUP_MAX_PROBE_RATE" default:"0"`
 	// BrokerAOTLog is the broker JVM's -Xlog:aot file (README "JDK 25+: an AOT cache"); empty: not read.
 	BrokerAOTLog string `envconfig:"WARMUP_BROKER_AOT_LOG"`
 	// The broker container's CPU boost, given back by resizing the sidecar's own pod
@@ -88,7 +90,8 @@ type Config struct {
 	ServiceLinks []string `ignored:"true"`
 }
 
-// Load reads the process environment. Warnings are things clamped or ignored.
+// Load reads the process environment. Warnings are things clamped or ignored,
+// and settings that keep every run short of its floor.
 func Load() (Config, []string, error) {
 	return LoadFrom(os.Environ())
 }
@@ -152,7 +155,7 @@ func process(env map[string]string, c *Config) error {
 	err := withEnv(env, func() error { return envconfig.Process("", c) })
 	var pe *envconfig.ParseError
 	if errors.As(err, &pe) {
-		return fmt.Errorf("%s=%q: expected %s", pe.KeyName, pe.Value, expectation(pe.TypeName))
+		return fmt.Errorf("%s=%q: expected %s", pe.KeyName, pe.Value, expectation(pe.KeyName, pe.TypeName))
 	}
 	if err != nil {
 		return fmt.Errorf("reading %s_* environment: %w", Prefix, err)
@@ -160,7 +163,11 @@ func process(env map[string]string, c *Config) error {
 	return nil
 }
 
-func expectation(typeName string) string {
+// expectation is what a variable's value should be: its own words, else its type's.
+func expectation(name, typeName string) string {
+	if e, ok := expected[name]; ok {
+		return e
+	}
 	switch typeName {
 	case "time.Duration": // envconfig names types by reflect.Type.String
 		return "a duration such as 15s, 500ms or 1m"

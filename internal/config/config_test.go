@@ -71,7 +71,7 @@ func TestKnownListsEveryDesignVariable(t *testing.T) {
 		"WARMUP_CPU_BOOST_CONTAINER", "WARMUP_CPU_BOOST_ENABLED", "WARMUP_CPU_BOOST_MAX_DURATION", "WARMUP_CPU_BOOST_SETTLE",
 		"WARMUP_CPU_BOOST_TARGET_LIMIT", "WARMUP_CPU_BOOST_TARGET_REQUEST", "WARMUP_ENABLED",
 		"WARMUP_EXIT", "WARMUP_FAIL_CLOSED", "WARMUP_JVM_METRICS_URL", "WARMUP_KUBE_SERVICE_ACCOUNT_DIR", "WARMUP_LISTEN_ADDR",
-		"WARMUP_LOG_FORMAT", "WARMUP_LOG_LEVEL", "WARMUP_MAX_TABLES", "WARMUP_MIN_ITERATIONS",
+		"WARMUP_LOG_FORMAT", "WARMUP_LOG_LEVEL", "WARMUP_MAX_PROBE_RATE", "WARMUP_MAX_TABLES", "WARMUP_MIN_ITERATIONS",
 		"WARMUP_MULTISTAGE", "WARMUP_POD_NAME", "WARMUP_POD_NAMESPACE", "WARMUP_PROBE_SHAPES", "WARMUP_PROBE_TIMEOUT", "WARMUP_QUERY", "WARMUP_REARM", "WARMUP_TABLES",
 	}
 	if got := Known(); !reflect.DeepEqual(got, want) {
@@ -93,6 +93,7 @@ func TestEveryValueIsRead(t *testing.T) {
 		"WARMUP_MAX_TABLES=1",
 		"WARMUP_TABLES=a, b",
 		"WARMUP_CONCURRENCY=64",
+		"WARMUP_MAX_PROBE_RATE=12.5",
 		"WARMUP_PROBE_TIMEOUT=750ms",
 		"WARMUP_FAIL_CLOSED=true",
 		"WARMUP_REARM=false",
@@ -120,7 +121,7 @@ func TestEveryValueIsRead(t *testing.T) {
 	// The broker URL's one trailing / is dropped.
 	want := Config{
 		Enabled: false, BrokerURL: "https://broker.example:8443", ControllerURL: "http://ctl:9000",
-		Budget: 90 * time.Second, MinIterations: 0, MaxTables: 1, Tables: "a, b", Concurrency: 64,
+		Budget: 90 * time.Second, MinIterations: 0, MaxTables: 1, Tables: "a, b", Concurrency: 64, MaxProbeRate: 12.5,
 		ProbeTimeout: 750 * time.Millisecond, FailClosed: true, Rearm: false, AuthHeaderFile: auth,
 		ListenAddr: "127.0.0.1:19095", LogFormat: "text", LogLevel: "DEBUG", TableList: []string{"a", "b"},
 		Exit: "floor", ConvergeTolerance: 0.35, ConvergeWindows: 5,
@@ -202,10 +203,18 @@ func TestErrorMessages(t *testing.T) {
 		{"WARMUP_JVM_METRICS_URL=127.0.0.1:8008", `WARMUP_JVM_METRICS_URL="127.0.0.1:8008": expected an http:// or https:// URL with a host, such as http://127.0.0.1:8008/metrics`},
 		{"WARMUP_JVM_METRICS_URL=http://u:p@127.0.0.1:8008/metrics", `WARMUP_JVM_METRICS_URL: a URL with user info (user:password@) is not accepted: expected a plain URL such as http://127.0.0.1:8008/metrics`},
 		{"WARMUP_BROKER_AOT_LOG=aot.log", `WARMUP_BROKER_AOT_LOG="aot.log": expected an absolute path to the broker JVM's AOT log, such as /var/log/pinot-aot/aot.log`},
+		{"WARMUP_MAX_PROBE_RATE=fast", `WARMUP_MAX_PROBE_RATE="fast": expected probes per second, 0 (no cap) or more, such as 20`},
+		{"WARMUP_MAX_PROBE_RATE=20/s", `WARMUP_MAX_PROBE_RATE="20/s": expected probes per second, 0 (no cap) or more, such as 20`},
+		{"WARMUP_MAX_PROBE_RATE=-1", `WARMUP_MAX_PROBE_RATE=-1: expected probes per second, 0 (no cap) or more, such as 20`},
+		{"WARMUP_MAX_PROBE_RATE=NaN", `WARMUP_MAX_PROBE_RATE=NaN: expected probes per second, 0 (no cap) or more, such as 20`},
+		{"WARMUP_MAX_PROBE_RATE=Inf", `WARMUP_MAX_PROBE_RATE=+Inf: expected probes per second, 0 (no cap) or more, such as 20`},
+		// Fail-closed with a floor the cap cannot reach in the budget: no run is ever warm.
+		{"WARMUP_MAX_PROBE_RATE=5 + WARMUP_FAIL_CLOSED=true", `WARMUP_MAX_PROBE_RATE=5: WARMUP_MIN_ITERATIONS=300 takes 60 s at that rate, more than WARMUP_BUDGET=15s, ` +
+			`and WARMUP_FAIL_CLOSED=true keeps the gate shut until a run is warm: expected at least 20 probes per second (or a lower floor, a longer budget)`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.env, func(t *testing.T) {
-			_, _, err := load(t, ctl, tc.env)
+			_, _, err := load(t, append([]string{ctl}, strings.Split(tc.env, " + ")...)...)
 			if err == nil {
 				t.Fatalf("no error, want %q", tc.want)
 			}
@@ -260,6 +269,8 @@ func TestEveryVariableRejectsAWrongValue(t *testing.T) {
 		{"WARMUP_CONVERGE_WINDOWS", "three"},
 		{"WARMUP_JVM_METRICS_URL", "ftp://broker:8008/metrics"},
 		{"WARMUP_BROKER_AOT_LOG", "logs/aot.log"},
+		{"WARMUP_MAX_PROBE_RATE", "-0.5"},
+		{"WARMUP_MAX_PROBE_RATE", "ten"},
 		{"WARMUP_CPU_BOOST_ENABLED", "on"},
 		{"WARMUP_CPU_BOOST_CONTAINER", "Broker"},
 		{"WARMUP_CPU_BOOST_CONTAINER", ""},
@@ -591,5 +602,29 @@ func TestAuthHeaderValueInThePathVariableIsNotEchoed(t *testing.T) {
 	_, _, err := LoadFrom([]string{"WARMUP_TABLES=t", "WARMUP_AUTH_HEADER_FILE=" + secret})
 	if err == nil || !strings.Contains(err.Error(), "WARMUP_AUTH_HEADER_FILE") || strings.Contains(err.Error(), "d2FybXVw") {
 		t.Fatalf("err = %v", err)
+	}
+}
+
+// A cap that cannot give the floor within the budget is a warning: every run
+// will end by its budget. A cap that can, no cap, or no warmup: none.
+func TestRateBelowTheFloorWarns(t *testing.T) {
+	for _, c := range []struct {
+		env  []string
+		want []string
+	}{
+		{[]string{"WARMUP_MAX_PROBE_RATE=5"}, []string{"WARMUP_MAX_PROBE_RATE=5: WARMUP_MIN_ITERATIONS=300 takes 60 s at that rate, more than WARMUP_BUDGET=15s: " +
+			"every run will end by its budget, short of its floor (at least 20 probes per second reach it)"}},
+		{[]string{"WARMUP_MAX_PROBE_RATE=0.7", "WARMUP_MIN_ITERATIONS=100", "WARMUP_BUDGET=1m"}, []string{"WARMUP_MAX_PROBE_RATE=0.7: WARMUP_MIN_ITERATIONS=100 takes 142.9 s at that rate, more than WARMUP_BUDGET=1m0s: " +
+			"every run will end by its budget, short of its floor (at least 1.7 probes per second reach it)"}},
+		{[]string{"WARMUP_MAX_PROBE_RATE=20"}, nil}, // 300 in exactly 15 s
+		{[]string{"WARMUP_MAX_PROBE_RATE=0"}, nil},
+		{[]string{"WARMUP_MAX_PROBE_RATE=5", "WARMUP_MIN_ITERATIONS=0"}, nil},
+		{[]string{"WARMUP_MAX_PROBE_RATE=5", "WARMUP_ENABLED=false"}, nil},
+		{[]string{"WARMUP_MAX_PROBE_RATE=5", "WARMUP_ENABLED=false", "WARMUP_FAIL_CLOSED=true"}, nil},
+	} {
+		_, warns := mustLoad(t, append([]string{ctl}, c.env...)...)
+		if !reflect.DeepEqual(warns, c.want) {
+			t.Errorf("%q: warnings\n got %q\nwant %q", c.env, warns, c.want)
+		}
 	}
 }

@@ -33,6 +33,7 @@ warmup:
   maxTables: 7
   tables: [a, b]
   concurrency: 8
+  maxProbeRate: 50.5
   probeTimeout: 750ms
   failClosed: true
   rearm: false
@@ -56,6 +57,7 @@ brokerJvm:
 			c.MaxTables = 7
 			c.Tables, c.TableList = "a,b", []string{"a", "b"}
 			c.Concurrency = 8
+			c.MaxProbeRate = 50.5
 			c.ProbeTimeout = 750 * time.Millisecond
 			c.FailClosed, c.Rearm = true, false
 			c.ListenAddr = ":9100"

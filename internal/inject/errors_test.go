@@ -21,6 +21,8 @@ func TestBadValuesFileNamesFileAndField(t *testing.T) {
 		{"tolerance zero", "warmup:\n  convergeTolerance: 0\n", []string{"/warmup/convergeTolerance"}},
 		{"tolerance above 1", "warmup:\n  convergeTolerance: 1.5\n", []string{"/warmup/convergeTolerance"}},
 		{"no flat windows", "warmup:\n  convergeWindows: 0\n", []string{"/warmup/convergeWindows"}},
+		{"negative probe rate", "warmup:\n  maxProbeRate: -1\n", []string{"/warmup/maxProbeRate"}},
+		{"probe rate with a unit", "warmup:\n  maxProbeRate: 20/s\n", []string{"/warmup/maxProbeRate"}},
 		{"JVM URL without scheme", "warmup:\n  jvmMetricsUrl: 127.0.0.1:8008\n", []string{"/warmup/jvmMetricsUrl"}},
 		{"not yaml", "warmup: [\n", []string{"reading values file"}},
 	} {

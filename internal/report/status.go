@@ -25,6 +25,8 @@ type Status struct {
 	ProbesFailed    int64  `json:"probes_failed"`
 	NoScatterProbes int64  `json:"no_scatter_probes"`
 	Floor           int    `json:"floor"`
+	// MaxProbeRate is the runs' cap on queries a second; 0: none.
+	MaxProbeRate float64 `json:"max_probe_rate"`
 	// Exit is the exit rule (converged or floor); ExitReason says why the last
 	// run ended as it did.
 	Exit             string    `json:"exit"`
@@ -113,7 +115,7 @@ func (b *StatusBoard) StartRun(start, deadline time.Time) {
 	defer b.mu.Unlock()
 	run := b.s.Run + 1
 	b.s = Status{
-		Enabled: b.s.Enabled, Floor: b.s.Floor, Exit: b.s.Exit, BudgetSeconds: b.s.BudgetSeconds, Run: run,
+		Enabled: b.s.Enabled, Floor: b.s.Floor, MaxProbeRate: b.s.MaxProbeRate, Exit: b.s.Exit, BudgetSeconds: b.s.BudgetSeconds, Run: run,
 		StartedAt: start, Tables: []string{}, Queries: []string{}, UncoveredServers: []string{}, Shapes: []ShapeStatus{},
 		BrokerAOTCache: b.s.BrokerAOTCache, BrokerCPUBoost: b.s.BrokerCPUBoost,
 	}

@@ -66,10 +66,10 @@ func (p *Prober) Run(ctx context.Context, deadline time.Time) (rep Report) {
 	ctx, cancel := context.WithDeadline(ctx, deadline)
 	defer cancel()
 	s := pd.Settings
-	j := judge.New(judge.Rules{Floor: s.MinIterations, Exit: s.Exit, Converge: s.Converge, JIT: s.JIT, Budget: deadline.Sub(start)})
+	j := judge.New(judge.Rules{Floor: s.MinIterations, Exit: s.Exit, Converge: s.Converge, JIT: s.JIT, Budget: deadline.Sub(start), MaxRate: s.MaxRate})
 	r := &run{p: &pd, s: s, planner: plan.Planner{Catalog: pd.Catalog, Settings: s.Plan()}, deadline: deadline, now: now,
 		sched: &schedule.Schedule{Broker: pd.Broker, Observer: pd.Observer, Judge: j, Quotas: pd.Quotas, Compile: pd.Compile,
-			Settings: schedule.Settings{Concurrency: s.Concurrency, ProbeTimeout: s.ProbeTimeout, NoScatterProbes: s.NoScatterProbes, RunID: s.RunID},
+			Settings: schedule.Settings{Concurrency: s.Concurrency, ProbeTimeout: s.ProbeTimeout, NoScatterProbes: s.NoScatterProbes, RunID: s.RunID, MaxRate: s.MaxRate},
 			Deadline: deadline, Now: now}}
 	defer func() {
 		if v := recover(); v != nil {

@@ -24,7 +24,7 @@ func (r *run) findEngine(ctx context.Context) <-chan Engine {
 				e.Found = fmt.Sprintf("finding the multi-stage engine panicked: %v", v)
 			}
 		}()
-		e = plan.FindEngine(dctx, r.p.Broker, r.s.Plan())
+		e = plan.FindEngine(dctx, r.sched.Paced(), r.s.Plan()) // its query under the run's cap
 	}()
 	return out
 }

@@ -134,16 +134,7 @@ func newQuotaBroker(t *testing.T, routing map[string]map[string][]string, quota 
 func (b *quotaBroker) maxInWindow(typed string, d time.Duration) int {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	at := b.okAt[typed]
-	best := 0
-	for i := range at {
-		j := i
-		for j < len(at) && at[j].Sub(at[i]) < d {
-			j++
-		}
-		best = max(best, j-i)
-	}
-	return best
+	return mostWithin(b.okAt[typed], d)
 }
 
 // strconvJava prints a double the way Java's String.valueOf does for these values.

@@ -37,6 +37,9 @@ type Settings struct {
 	Shapes ShapeMode
 	// MultiStage says whether the multi-stage engine is warmed too; "" is EngineAuto.
 	MultiStage EngineMode
+	// MaxRate caps the queries the run sends a second, all of them (the engine's
+	// detection, the no-scatter step, every engine's and shape's probes); ≤ 0: no cap.
+	MaxRate float64
 }
 
 // Defaults for zero Settings fields: the sidecar's own defaults.

@@ -104,6 +104,8 @@ empty so the sidecar's own defaults (and its "controller required unless ..." ru
 {{- end }}
 - name: WARMUP_CONCURRENCY
   value: {{ int .warmup.concurrency | quote }}
+- name: WARMUP_MAX_PROBE_RATE
+  value: {{ .warmup.maxProbeRate | quote }}
 - name: WARMUP_CONVERGE_TOLERANCE
   value: {{ .warmup.convergeTolerance | quote }}
 - name: WARMUP_CONVERGE_WINDOWS

@@ -2,6 +2,8 @@ package judge
 
 import (
 	"fmt"
+	"math"
+	"strconv"
 	"strings"
 )
 
@@ -25,7 +27,7 @@ func (j *Judge) Reason(warm bool) string {
 	}
 	var missing []string
 	if ok < int64(floor) {
-		missing = append(missing, fmt.Sprintf("%d of %d successful probes", ok, floor))
+		missing = append(missing, fmt.Sprintf("%d of %d successful probes", ok, floor)+j.capBound())
 	} else if short := j.floor.shortfall(); short != "" {
 		missing = append(missing, short)
 	}
@@ -84,4 +86,25 @@ func nonEmpty(ss []string) []string {
 		}
 	}
 	return out
+}
+
+// capBound says, in parentheses, that the run's cap on queries a second could
+// not give the floor within the budget ("" when it could, or there is no cap):
+// the operator then lowers the floor or raises the cap, not the broker's CPU.
+func (j *Judge) capBound() string {
+	r := j.rules
+	if r.MaxRate <= 0 {
+		return ""
+	}
+	need := float64(r.Floor) / r.MaxRate
+	if need <= r.Budget.Seconds() {
+		return ""
+	}
+	return fmt.Sprintf(" (the floor of %d probes needs %s s at %s probes/s, more than the %s s budget)",
+		r.Floor, tenths(need), tenths(r.MaxRate), tenths(r.Budget.Seconds()))
+}
+
+// tenths prints v to a tenth at most: 60, 142.9, 0.7.
+func tenths(v float64) string {
+	return strconv.FormatFloat(math.Round(v*10)/10, 'f', -1, 64)
 }

@@ -77,6 +77,13 @@ func TestVerdict(t *testing.T) {
 			want: Verdict{true, "floor of 300 successful probes reached"}},
 		{name: "floor short", rules: Rules{Floor: 300}, probes: times(12, "q"),
 			want: Verdict{false, "budget ran out with 12 of 300 successful probes"}},
+		// The run's cap on queries a second could not give the floor within the budget.
+		{name: "floor beyond the cap's reach", rules: Rules{Floor: 300, MaxRate: 5, Budget: 15 * time.Second}, probes: times(70, "q"),
+			want: Verdict{false, "budget ran out with 70 of 300 successful probes (the floor of 300 probes needs 60 s at 5 probes/s, more than the 15 s budget)"}},
+		{name: "floor beyond a fractional cap's reach", rules: Rules{Floor: 100, MaxRate: 0.7, Budget: 14990 * ms}, probes: times(9, "q"),
+			want: Verdict{false, "budget ran out with 9 of 100 successful probes (the floor of 100 probes needs 142.9 s at 0.7 probes/s, more than the 15 s budget)"}},
+		{name: "floor within the cap's reach", rules: Rules{Floor: 300, MaxRate: 25, Budget: 15 * time.Second}, probes: times(70, "q"),
+			want: Verdict{false, "budget ran out with 70 of 300 successful probes"}},
 		{name: "failures do not count", rules: Rules{Floor: 2},
 			probes: []probe{{"q", ms, true}, {"q", ms, false}, {"q", ms, false}},
 			want:   Verdict{false, "budget ran out with 1 of 2 successful probes"}},

@@ -27,6 +27,9 @@ type Rules struct {
 	JIT JITRule
 	// Budget is the run's whole time, which the give-up rule takes a third of.
 	Budget time.Duration
+	// MaxRate is the run's cap on queries a second (≤ 0: none): a floor it
+	// cannot reach within the budget is named as the reason (reason.go).
+	MaxRate float64
 }
 
 // orDefault is v, or d when v is unset (zero or negative).

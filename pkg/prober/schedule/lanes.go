@@ -144,8 +144,8 @@ func (ls *laneSet) pick(at seat, warm func(int) bool, now time.Time) (l *lane, w
 	return nil, !ls.empty()
 }
 
-// next is the worker's next query, admitted under its tables' quota: held back
-// (within ctx) while every query of its lane waits for a slot. ok is false when
+// next is the worker's next query, admitted under its tables' quota and the
+// run's cap: held back (within ctx) while every query of its lane waits for a slot. ok is false when
 // ctx ended, the budget cannot wait that long, or no query is left.
 func (r *Schedule) next(ctx context.Context, ls *laneSet, at seat) (string, *lane, bool) {
 	warm := func(i int) bool { return r.engineWarm(ls, i) }
@@ -159,15 +159,11 @@ func (r *Schedule) next(ctx context.Context, ls *laneSet, at seat) (string, *lan
 			}
 			return "", nil, false
 		}
-		if r.pace == nil {
-			q := l.rot.Batch(1)[0]
-			ls.mu.Unlock()
-			return q, l, true
-		}
-		b, wait := r.pace.pick(l.rot, 1, len(l.live))
+		p := r.paced()
+		b, wait := p.pick(l.rot, 1, len(l.live))
 		if len(b) > 0 {
 			// Take the slot now, before another worker sees it free.
-			wait, taken := r.pace.reserve(b[0])
+			wait, taken := p.reserve(b[0])
 			ls.mu.Unlock()
 			if wait <= 0 {
 				return b[0], l, true

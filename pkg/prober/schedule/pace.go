@@ -31,14 +31,16 @@ const QuotaShare = 0.8
 const quotaLookupTimeout = time.Second
 
 // pacer spaces probes so no table receives more than QuotaShare of its per-broker
-// quota. A probe draws one token from the limiter of every table it names; a
-// table without a known quota has no limiter and is never held back. Limiters
-// hold a burst of one, as the probes' spacing, not their average, is what a
-// freshly restarted broker's limiter (no stored permits) judges.
+// quota, and the run no more than its cap (cap.go). A probe draws one token from
+// the limiter of every table it names, and one from the cap; a table without a
+// known quota has no limiter and is never held back. Limiters hold a burst of
+// one, as the probes' spacing, not their average, is what a freshly restarted
+// broker's limiter (no stored permits) judges, and what its neighbours feel.
 type pacer struct {
 	now func() time.Time
 
 	mu      sync.Mutex
+	all     *rate.Limiter            // the run's cap: every query draws on it (nil: none)
 	limits  map[string]*rate.Limiter // typed table → its pace
 	tables  map[string][]string      // sql → typed tables it names
 	ok      map[string]*okCounter    // typed table → recent successes
@@ -51,10 +53,11 @@ func newPacer(now func() time.Time, tables map[string][]string) *pacer {
 		ok: map[string]*okCounter{}, learned: map[string]time.Time{}, start: now()}
 }
 
-// pacing looks up the quota of every table the plan probes and builds the run's
-// pacer. Tables without a known quota (no quota source, a broker before 1.3, a
-// failed lookup) start unpaced; their first 429 teaches the pacer (pace_learn.go).
-func (r *Schedule) pacing(ctx context.Context, pl plan.Plan) *pacer {
+// pacing looks up the quota of every table the plan probes and gives the run's
+// pacer the plan's tables. Tables without a known quota (no quota source, a
+// broker before 1.3, a failed lookup) start unpaced; their first 429 teaches the
+// pacer (pace_learn.go).
+func (r *Schedule) pacing(ctx context.Context, pl plan.Plan) {
 	// sql → typed tables it names: a default probe names its leg, a custom query
 	// whatever follows its FROM and JOINs.
 	tablesOf := map[string][]string{}
@@ -75,13 +78,22 @@ func (r *Schedule) pacing(ctx context.Context, pl plan.Plan) *pacer {
 	if r.Quotas != nil {
 		quotas = r.lookupQuotas(ctx, names)
 	}
-	p := newPacer(r.Now, tablesOf)
+	r.paced().plan(tablesOf, quotas)
 	for t, qps := range quotas {
-		pace := qps * QuotaShare
-		p.limits[t] = rate.NewLimiter(rate.Limit(pace), 1)
-		r.Observer.Observe(event.Event{Kind: event.KindPaced, Table: t, Quota: qps, Rate: pace})
+		r.Observer.Observe(event.Event{Kind: event.KindPaced, Table: t, Quota: qps, Rate: qps * QuotaShare})
 	}
-	return p
+}
+
+// plan gives the pacer the plan's tables (sql → the typed tables it names) and
+// paces those with a known quota (typed table → QPS). What it learns of the
+// others counts from now.
+func (p *pacer) plan(tables map[string][]string, quotas map[string]float64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.tables, p.start = tables, p.now()
+	for t, qps := range quotas {
+		p.limits[t] = rate.NewLimiter(rate.Limit(qps*QuotaShare), 1)
+	}
 }
 
 // quotaLookups caps concurrent quota calls: a cluster can have hundreds of
@@ -114,6 +126,8 @@ func (r *Schedule) lookupQuotas(ctx context.Context, names []string) map[string]
 // skipping (for this turn) those held back by their quota, so a throttled table
 // does not slow the others. It pulls at most n+span items (span: the rotation's
 // length), and when nothing is free it returns how long until something is.
+// The run's cap holds every query alike: it stops the pick without pulling, so
+// the rotation's order survives the cap.
 func (p *pacer) pick(rot *selector.Rotation, n, span int) ([]string, time.Duration) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -122,6 +136,12 @@ func (p *pacer) pick(rot *selector.Rotation, n, span int) ([]string, time.Durati
 	var out []string
 	wait := time.Duration(-1)
 	for pulls := 0; len(out) < n && pulls < n+span; pulls++ {
+		if p.all != nil {
+			if hold := untilTokens(p.all, now, used[p.all]+1); hold > 0 {
+				wait = hold // nothing goes before the cap's next token
+				break
+			}
+		}
 		q := rot.Batch(1)[0]
 		var hold time.Duration
 		for _, t := range p.tables[q] {
@@ -139,6 +159,9 @@ func (p *pacer) pick(rot *selector.Rotation, n, span int) ([]string, time.Durati
 			if l := p.limits[t]; l != nil {
 				used[l]++
 			}
+		}
+		if p.all != nil {
+			used[p.all]++
 		}
 		out = append(out, q)
 	}
@@ -159,8 +182,9 @@ func untilTokens(l *rate.Limiter, now time.Time, n int) time.Duration {
 	return time.Duration(ns)
 }
 
-// reserve takes the next slot of every limiter sql draws on and says how long to
-// wait for it (0: go now); the slots can be given back for a probe not sent.
+// reserve takes the next slot of every limiter sql draws on (its tables' and the
+// cap) and says how long to wait for it (0: go now); the slots can be given back
+// for a probe not sent.
 func (p *pacer) reserve(sql string) (time.Duration, slots) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -168,19 +192,24 @@ func (p *pacer) reserve(sql string) (time.Duration, slots) {
 	var wait time.Duration
 	var taken slots
 	for _, t := range p.tables[sql] {
-		l := p.limits[t]
-		if l == nil {
-			continue
+		if l := p.limits[t]; l != nil {
+			wait = max(wait, taken.draw(l, now))
 		}
-		r := l.ReserveN(now, 1)
-		if !r.OK() {
-			wait = rate.InfDuration
-			continue
-		}
-		taken = append(taken, r)
-		wait = max(wait, r.DelayFrom(now))
+	}
+	if p.all != nil {
+		wait = max(wait, taken.draw(p.all, now))
 	}
 	return wait, taken
+}
+
+// draw takes l's next slot into s and says how long until it is due.
+func (s *slots) draw(l *rate.Limiter, now time.Time) time.Duration {
+	r := l.ReserveN(now, 1)
+	if !r.OK() {
+		return rate.InfDuration
+	}
+	*s = append(*s, r)
+	return r.DelayFrom(now)
 }
 
 // slots are the reservations one probe holds.
@@ -193,14 +222,11 @@ func (s slots) giveBack(now time.Time) {
 	}
 }
 
-// admit holds a probe until its tables' quota has room. False when the wait would
-// outlast ctx or the deadline: the probe is then not sent (and not counted), and
-// its slots are given back.
+// admit holds a query until its tables' quota and the run's cap have room. False
+// when the wait would outlast ctx or the deadline: the query is then not sent (and
+// not counted), and its slots are given back.
 func (r *Schedule) admit(ctx context.Context, sql string) bool {
-	if r.pace == nil {
-		return true
-	}
-	wait, taken := r.pace.reserve(sql)
+	wait, taken := r.paced().reserve(sql)
 	if wait <= 0 {
 		return true
 	}

@@ -3,6 +3,7 @@ package schedule
 import (
 	"context"
 	"errors"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -31,8 +32,9 @@ type Schedule struct {
 	Deadline time.Time
 	Now      func() time.Time
 
-	pace    *pacer            // nil until the plan is known
-	shapeOf map[string]string // sql → shape
+	paceOnce sync.Once
+	pace     *pacer            // made by paced(), at the run's first query
+	shapeOf  map[string]string // sql → shape
 	// fallback: the chosen legs, probed with LIMIT 1 once a default plan's
 	// every shape is dropped (lanes.go fallBack).
 	fallback []string
@@ -52,6 +54,9 @@ type Settings struct {
 	NoScatterProbes int
 	// RunID tags the run's clientQueryIds.
 	RunID string
+	// MaxRate caps the queries the run sends a second, every one drawing on
+	// it (cap.go); ≤ 0: no cap.
+	MaxRate float64
 }
 
 // End is how the schedule ended: warm, at the deadline, or failed (Err set).
@@ -92,7 +97,7 @@ func (r *Schedule) Probe(ctx context.Context, pl plan.Plan, pending <-chan plan.
 		}
 	}
 	r.tellFloors()
-	r.pace = r.pacing(ctx, pl)
+	r.pacing(ctx, pl)
 	if pl.Custom {
 		return r.custom(ctx, pl)
 	}

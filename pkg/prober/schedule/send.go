@@ -17,8 +17,10 @@ import (
 
 // NoScatter starts the no-scatter step beside the caller (the run makes its
 // plan meanwhile); wait waits for the step, and raises on the caller's
-// goroutine a panic of its probes.
+// goroutine a panic of its probes. Under a cap, wait ends the step first: at
+// the capped rate its 100 queries would hold the floor probes for seconds.
 func (r *Schedule) NoScatter(ctx context.Context) (wait func()) {
+	ctx, cut := context.WithCancelCause(ctx)
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
@@ -27,7 +29,11 @@ func (r *Schedule) NoScatter(ctx context.Context) (wait func()) {
 		r.noScatter(ctx)
 	}()
 	return func() {
+		if r.Settings.MaxRate > 0 {
+			cut(errYielded)
+		}
 		wg.Wait()
+		cut(nil)
 		r.rethrow()
 	}
 }
@@ -100,16 +106,17 @@ func (r *Schedule) rethrow() {
 	}
 }
 
-// probe runs one query with a timeout that never outlives the budget.
+// probe runs one query, admitted under the pacer, with a timeout that never
+// outlives the budget.
 func (r *Schedule) probe(ctx context.Context, step, sql string) pinot.Result {
-	if step == event.StepProbe && !r.admit(ctx, sql) {
+	if !r.admit(ctx, sql) {
 		return pinot.Result{Class: pinot.Transient, Message: "budget ran out"}
 	}
 	res, _ := r.send(ctx, step, sql)
 	return res
 }
 
-// send runs one query already admitted under its tables' quota.
+// send runs one query already admitted under the pacer.
 func (r *Schedule) send(ctx context.Context, step, sql string) (pinot.Result, time.Duration) {
 	timeout := min(r.Settings.ProbeTimeout, r.Deadline.Sub(r.Now()))
 	if timeout <= 0 || ctx.Err() != nil {
@@ -124,13 +131,13 @@ func (r *Schedule) send(ctx context.Context, step, sql string) (pinot.Result, ti
 	}
 	res := r.Broker.Query(pctx, pinot.Query{SQL: sql, Timeout: timeout, ClientQueryID: id})
 	lat := r.Now().Sub(t0)
-	if res.Class != pinot.Success && errors.Is(context.Cause(ctx), errOutcomeKnown) {
-		return res, lat // cut because the run has its outcome: says nothing of the broker
+	if res.Class != pinot.Success && cutByRun(ctx) {
+		return res, lat // cut for the run's own reasons: says nothing of the broker
 	}
 	probed := event.Event{Kind: event.KindProbed, SQL: sql, Step: step, Result: res, Latency: lat,
 		TimedOut: ctx.Err() == nil && errors.Is(pctx.Err(), context.DeadlineExceeded), MultiStage: r.mse[sql]}
-	if r.pace != nil && step == event.StepProbe {
-		if t, quota, rate, changed := r.pace.observe(sql, res); changed {
+	if step == event.StepProbe {
+		if t, quota, rate, changed := r.paced().observe(sql, res); changed {
 			r.Observer.Observe(event.Event{Kind: event.KindPaced, Table: t, Quota: quota, Rate: rate})
 		}
 	}

@@ -6,7 +6,7 @@ LDFLAGS := -s -w -X main.version=$(VERSION)
 BIN := bin/warmup-sidecar
 INJECT_BIN := bin/warmup-inject
 
-.PHONY: all build helm-plugin test unit vet packaging image image-test dashboard fuzz footprint bench bench-mixes bench-jdk25 bench-smoke rollout rollout-smoke e2e kube-e2e kube-smoke demo bench fuzz clean
+.PHONY: all build helm-plugin test unit vet packaging image image-test dashboard fuzz footprint bench bench-mixes bench-jdk25 bench-smoke rollout rollout-nolimit rollout-smoke e2e kube-e2e kube-smoke demo bench fuzz clean
 
 all: build
 
@@ -108,9 +108,18 @@ bench-smoke:
 # (docs/testbed.md#the-rollout-study-on-the-bed; root, the control plane of scripts/install-kube.sh),
 # their Service a real HAProxy: arms off, off_fast, lb_slowstart, on_default, on_fast interleaved,
 # 3 rollouts each and one scale-out each → results/rollout/latest.{json,md}, latest-<arm>.png.
+# The brokers have a 300m CPU request and limit; ROLLOUT_ARGS adds flags (scripts/rollout.sh).
 # ~1.5 h; run on a quiet machine.
 rollout:
 	bash scripts/rollout.sh
+
+# The same study with the brokers as the official chart ships them: no CPU request or limit
+# (--broker-cpu-request none --broker-cpu-limit none; ROLLOUT_ARGS="--broker-cpu-request 300m"
+# gives them a request and still no limit). Arms off, off_fast, on_default, on_fast and
+# on_boost_300m (the boosted gate on brokers of its own 300m request and limit, the reference),
+# judged by the targets for brokers without a CPU limit → results/rollout/nolimit.{json,md}.
+rollout-nolimit:
+	ROLLOUT_ARGS="--broker-cpu-request none --broker-cpu-limit none --arms off,off_fast,on_default,on_fast,on_boost_300m --name nolimit $(ROLLOUT_ARGS)" bash scripts/rollout.sh
 
 # The same tool, 2 brokers, off and on_fast, 1 rollout each, 5 s probes: fails if the tool is broken. ~5 min.
 rollout-smoke:

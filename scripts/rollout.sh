@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The rolling-restart study on the Kubernetes test bed (docs/testbed.md): the official Pinot chart's
-# brokers as pods (each with a CPU request and limit; the sidecar added by warmup-inject in the ON
+# brokers as pods (each with a CPU request and limit, or none as the chart ships them: ROLLOUT_ARGS
+# below; the sidecar added by warmup-inject in the ON
 # arms) beside a local real Pinot cluster's ZooKeeper, controller and servers; each rollout is a
 # helm upgrade the real StatefulSet controller carries out; the Service is a real HAProxy fed from
 # its EndpointSlices; arms off, off_fast, lb_slowstart, on_default, on_fast interleaved (on_slowstart
@@ -30,7 +31,11 @@
 #   ROLLOUT_BASE_PORT   first port of the cluster (default 30000; it uses 70 ports, cluster.PortSpan,
 #                       and the pods' host ports follow, 20 per pod)
 #   ROLLOUT_WORK_DIR    keep the cluster's, the test bed's and HAProxy's logs and the raw traces there
-#   ROLLOUT_ARGS        more flags for `coldstart-bench rollout` (see `coldstart-bench rollout -h`)
+#   ROLLOUT_ARGS        more flags for `coldstart-bench rollout` (see `coldstart-bench rollout -h`), last:
+#                       they win over the script's. The brokers as the official chart ships them
+#                       (no CPU request or limit; make rollout-nolimit):
+#                       ROLLOUT_ARGS="--broker-cpu-request none --broker-cpu-limit none
+#                       --arms off,off_fast,on_default,on_fast,on_boost_300m --name nolimit"
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 

@@ -28,16 +28,20 @@ const (
 	// sidecar's warmup.concurrency): what a gentler warmup saves the pods in service while a
 	// boosted broker is warmed, and what it costs the warmed pod's entry.
 	ArmOnBoostGentle = "on_boost_gentle"
-	ArmOnSlowStart   = "on_slowstart" // both
-	ArmOnC1          = "on_c1"        // on_default + warmup-inject's brokerJvm.c1Only (-XX:TieredStopAtLevel=1)
+	// ArmOnBoost300m is on_boost on brokers of their own CPU request and limit (ReferenceBrokerCPU,
+	// by the arm's broker.resources): the CPU-limited boosted gate, a reference inside a study
+	// whose brokers run as the chart ships them.
+	ArmOnBoost300m = "on_boost_300m"
+	ArmOnSlowStart = "on_slowstart" // both
+	ArmOnC1        = "on_c1"        // on_default + warmup-inject's brokerJvm.c1Only (-XX:TieredStopAtLevel=1)
 )
 
 // ArmOrder is every arm, in report order.
-var ArmOrder = []string{ArmOff, ArmOffFast, ArmLBSlowStart, ArmOnDefault, ArmOnFast, ArmOnBoost, ArmOnBoostFixed, ArmOnBoostCompilers, ArmOnBoostGentle, ArmOnSlowStart, ArmOnC1}
+var ArmOrder = []string{ArmOff, ArmOffFast, ArmLBSlowStart, ArmOnDefault, ArmOnFast, ArmOnBoost, ArmOnBoostFixed, ArmOnBoostCompilers, ArmOnBoostGentle, ArmOnBoost300m, ArmOnSlowStart, ArmOnC1}
 
 // StudyArms are the full study's arms by default: the chart as it is, the short probe with and
 // without the gate, the sidecar's defaults, the balancer's ramp. on_slowstart, on_c1,
-// on_boost, on_boost_fixed, on_boost_compilers and on_boost_gentle are there to ask for.
+// on_boost, on_boost_fixed, on_boost_compilers, on_boost_gentle and on_boost_300m are there to ask for.
 var StudyArms = []string{ArmOff, ArmOffFast, ArmLBSlowStart, ArmOnDefault, ArmOnFast}
 
 // DefaultSlowStart is the lb_slowstart ramp: HAProxy `slowstart 30s`.
@@ -48,7 +52,7 @@ const DefaultSlowStart = 30 * time.Second
 // values without the sidecar, by warmup-inject's brokerReadiness.decidedBy sidecar with it), the
 // balancer's ramp (HAProxy's slowstart), the broker's JIT (warmup-inject's brokerJvm.c1Only, the
 // lever the README documents for the cold tail), the broker's CPU at start (warmup-inject's
-// brokerCpuBoost, given back by the sidecar).
+// brokerCpuBoost, given back by the sidecar), the broker's CPU itself (the chart's broker.resources).
 type armSpec struct {
 	sidecar   bool
 	fast      bool
@@ -61,6 +65,8 @@ type armSpec struct {
 	compilers bool
 	// gentle: the sidecar's probes in flight set by the study (Config.GentleConcurrency).
 	gentle bool
+	// ownCPU: the broker's CPU request and limit, whatever the study's ("": the study's).
+	ownCPU string
 }
 
 func specOf(arm string) (armSpec, error) {
@@ -83,6 +89,8 @@ func specOf(arm string) (armSpec, error) {
 		return armSpec{sidecar: true, fast: true, boost: true, compilers: true}, nil
 	case ArmOnBoostGentle:
 		return armSpec{sidecar: true, fast: true, boost: true, gentle: true}, nil
+	case ArmOnBoost300m:
+		return armSpec{sidecar: true, fast: true, boost: true, ownCPU: ReferenceBrokerCPU}, nil
 	case ArmOnSlowStart:
 		return armSpec{sidecar: true, slowStart: true}, nil
 	case ArmOnC1:

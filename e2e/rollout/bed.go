@@ -48,9 +48,9 @@ type bed struct {
 	dir      string
 	cfg      Config
 	log      *slog.Logger
-	base     string // the chart values every release has (values.yaml)
-	arm      string // the arm whose pod template the release has now
-	restart  string // its restartedAt annotation ("" before the first rollout)
+	base     string      // the chart values every release has (values.yaml)
+	tpl      podTemplate // the pod template the release has now
+	restart  string      // its restartedAt annotation ("" before the first rollout)
 	replicas int
 	portName string // the broker Service's port name, read from the rendered Service
 	// described: the platform's broker probe is recorded (the install's, the chart's).
@@ -81,7 +81,7 @@ func startBed(ctx context.Context, cfg Config, c *cluster.Cluster, sidecarBin, d
 	if err != nil {
 		return nil, err
 	}
-	b := &bed{Bed: tb, helm: h, pinot: c, dir: dir, cfg: cfg, log: cfg.Logger, base: filepath.Join(dir, "values.yaml"), arm: ArmOff,
+	b := &bed{Bed: tb, helm: h, pinot: c, dir: dir, cfg: cfg, log: cfg.Logger, base: filepath.Join(dir, "values.yaml"), tpl: podTemplate{ArmOff, ArmOff},
 		replicas: cfg.Brokers, controllerURL: fmt.Sprintf("http://127.0.0.2:%d", c.Ports().Controller)}
 	if err := b.writeBase(ctx); err != nil {
 		return nil, errors.Join(err, b.stop())
@@ -94,8 +94,7 @@ func startBed(ctx context.Context, cfg Config, c *cluster.Cluster, sidecarBin, d
 // with the agent loaded as Pinot's monitoring guide loads it (on the pod's loopback: the pods
 // share the machine's).
 func (b *bed) writeBase(ctx context.Context) error {
-	v := testbed.BrokerValues{Replicas: b.cfg.Brokers, CPURequest: b.cfg.BrokerCPURequest, CPULimit: b.cfg.BrokerCPULimit,
-		ReadinessDelay: int(b.cfg.ReadinessDelay / time.Second)}
+	v := baseValues(b.cfg)
 	opts, err := b.helm.Run(ctx, "show", "values", b.helm.Chart, "--jsonpath", "{.broker.jvmOpts}")
 	if err != nil {
 		return fmt.Errorf("the chart's broker.jvmOpts: %w", err)
@@ -111,6 +110,13 @@ func (b *bed) writeBase(ctx context.Context) error {
 	return nil
 }
 
+// baseValues are the study's broker values but the JVM options: a CPU setting of CPUNone is no
+// field at all, as the official chart ships the broker (requests.memory only).
+func baseValues(cfg Config) testbed.BrokerValues {
+	return testbed.BrokerValues{Replicas: cfg.Brokers, CPURequest: chartCPU(cfg.BrokerCPURequest), CPULimit: chartCPU(cfg.BrokerCPULimit),
+		ReadinessDelay: int(cfg.ReadinessDelay / time.Second)}
+}
+
 // jmxAgentOpt loads the image's JMX exporter agent on the pod's port jmxPort.
 var jmxAgentOpt = fmt.Sprintf("-javaagent:%s=127.0.0.1:%d:%s", launch.JMXAgentJar, jmxPort, launch.JMXAgentConf)
 
@@ -122,7 +128,7 @@ var jitURL = fmt.Sprintf("http://127.0.0.1:%d/metrics?name[]=jvm_compilation_tim
 // install is `helm install` of the chart with the off arm's template and waits until the
 // StatefulSet has every broker Ready; then it reads the Service's port name.
 func (b *bed) install(ctx context.Context) error {
-	rel, err := b.release(b.arm, b.replicas, b.restart)
+	rel, err := b.releaseOf(b.tpl, b.replicas, b.restart)
 	if err != nil {
 		return err
 	}
@@ -183,7 +189,7 @@ func (b *bed) rollout(ctx context.Context, arm string) (time.Time, error) {
 // upgrade, as an operator's would whose values are already in their repository.
 func (b *bed) prepareRollout(ctx context.Context, arm string) (func(context.Context) (time.Time, error), error) {
 	restart := time.Now().UTC().Format(time.RFC3339Nano)
-	up, err := b.prepareUpgrade(ctx, arm, b.replicas, restart)
+	up, err := b.prepareUpgrade(ctx, podTemplate{arm, arm}, b.replicas, restart)
 	if err != nil {
 		return nil, err
 	}
@@ -208,7 +214,7 @@ func (b *bed) scale(ctx context.Context, n int) (time.Time, error) {
 
 // prepareScale is scale readied, as prepareRollout is for a rollout.
 func (b *bed) prepareScale(ctx context.Context, n int) (func(context.Context) (time.Time, error), error) {
-	up, err := b.prepareUpgrade(ctx, b.arm, n, b.restart)
+	up, err := b.prepareUpgrade(ctx, b.tpl, n, b.restart)
 	if err != nil {
 		return nil, err
 	}
@@ -220,41 +226,56 @@ func (b *bed) prepareScale(ctx context.Context, n int) (func(context.Context) (t
 	}, nil
 }
 
-func (b *bed) upgrade(ctx context.Context, arm string, replicas int, restart string) error {
-	up, err := b.prepareUpgrade(ctx, arm, replicas, restart)
-	if err != nil {
-		return err
+// podTemplate is what a release's pods are: arm's values, with the broker CPU of cpu's arm (arm
+// itself but while the fleet is readied for another arm's CPU: readycpu.go).
+type podTemplate struct{ arm, cpu string }
+
+func (t podTemplate) String() string {
+	if t.cpu == t.arm {
+		return t.arm
 	}
-	return up(ctx)
+	return fmt.Sprintf("%s with %s's broker CPU", t.arm, t.cpu)
 }
 
-// prepareUpgrade prepares the helm release of arm (testbed.Helm.Prepare) and returns its upgrade.
-func (b *bed) prepareUpgrade(ctx context.Context, arm string, replicas int, restart string) (func(context.Context) error, error) {
-	rel, err := b.release(arm, replicas, restart)
+// prepareUpgrade prepares the helm release of t (testbed.Helm.Prepare) and returns its upgrade.
+func (b *bed) prepareUpgrade(ctx context.Context, t podTemplate, replicas int, restart string) (func(context.Context) error, error) {
+	rel, err := b.releaseOf(t, replicas, restart)
 	if err != nil {
 		return nil, err
 	}
 	if rel, err = b.helm.Prepare(ctx, rel); err != nil {
-		return nil, fmt.Errorf("prepare the chart's brokers for %s (%d replicas): %w", arm, replicas, err)
+		return nil, fmt.Errorf("prepare the chart's brokers for %s (%d replicas): %w", t, replicas, err)
 	}
 	return func(ctx context.Context) error {
 		if _, err := b.helm.Upgrade(ctx, rel); err != nil {
-			return fmt.Errorf("upgrade the chart's brokers to %s (%d replicas): %w", arm, replicas, err)
+			return fmt.Errorf("upgrade the chart's brokers to %s (%d replicas): %w", t, replicas, err)
 		}
-		b.arm, b.replicas, b.restart = arm, replicas, restart
+		b.tpl, b.replicas, b.restart = t, replicas, restart
 		return nil
 	}, nil
 }
 
 // release is the helm release of arm's pod template: the chart's values (values.yaml, then the
-// replicas, the restartedAt annotation and the study's probe settings) and, for an ON arm, the
-// values route with the arm's warmup-inject values (what operators install first).
+// replicas, the restartedAt annotation, the study's probe settings and the arm's own broker CPU)
+// and, for an ON arm, the values route with the arm's warmup-inject values (what operators
+// install first).
 func (b *bed) release(arm string, replicas int, restart string) (testbed.Release, error) {
+	return b.releaseOf(podTemplate{arm, arm}, replicas, restart)
+}
+
+func (b *bed) releaseOf(t podTemplate, replicas int, restart string) (testbed.Release, error) {
+	arm := t.arm
 	spec, err := specOf(arm)
 	if err != nil {
 		return testbed.Release{}, err
 	}
+	if _, err := specOf(t.cpu); err != nil {
+		return testbed.Release{}, err
+	}
 	broker := map[string]any{"replicaCount": replicas}
+	if r := b.cpuValues(t.cpu); r != nil {
+		broker["resources"] = r
+	}
 	if restart != "" {
 		broker["podAnnotations"] = map[string]string{restartedAt: restart}
 	}
@@ -287,6 +308,22 @@ func (b *bed) release(arm string, replicas int, restart string) (testbed.Release
 	}
 	rel.Sidecar, rel.WarmupValues = testbed.ValuesRoute, []string{path}
 	return rel, nil
+}
+
+// cpuValues are broker.resources for arm's broker CPU where it is not the study's (nil: the base
+// values' stand). A field the arm leaves unset is null, which helm takes as removing the base's.
+func (b *bed) cpuValues(arm string) map[string]any {
+	req, lim := b.cfg.armCPU(arm)
+	if req == b.cfg.BrokerCPURequest && lim == b.cfg.BrokerCPULimit {
+		return nil
+	}
+	field := func(q string) any {
+		if q == CPUNone {
+			return nil
+		}
+		return q
+	}
+	return map[string]any{"requests": map[string]any{"cpu": field(req)}, "limits": map[string]any{"cpu": field(lim)}}
 }
 
 // fastProbe is off_fast's broker readiness probe: what warmup-inject's brokerReadiness.decidedBy

@@ -197,3 +197,66 @@ func TestGentleArmSetsTheSidecarsConcurrency(t *testing.T) {
 		t.Errorf("warmup-inject values but the concurrency %v, want on_boost's %v", got, want)
 	}
 }
+
+// on_boost_300m is on_boost with the broker's CPU its own (its release's broker.resources, 300m
+// request and limit) inside a study whose brokers run as the chart ships them: warmup-inject's
+// values are on_boost's. The fleet readied for it is off_fast's template with that CPU; an arm
+// at the study's CPU states none (each upgrade states every value: the base's stand).
+func TestOwnCPUArmSetsTheBrokersResources(t *testing.T) {
+	b := &bed{dir: t.TempDir(), base: "base.yaml", controllerURL: "http://127.0.0.2:30001",
+		cfg: Config{Brokers: 3, BoostCPULimit: "1", BrokerCPURequest: CPUNone, BrokerCPULimit: CPUNone}}
+	own := map[string]any{"requests": map[string]any{"cpu": "300m"}, "limits": map[string]any{"cpu": "300m"}}
+	for _, tc := range []struct {
+		t    podTemplate
+		want any
+	}{
+		{podTemplate{ArmOnBoost300m, ArmOnBoost300m}, own},
+		{podTemplate{ArmOffFast, ArmOnBoost300m}, own},
+		{podTemplate{ArmOnFast, ArmOnFast}, nil},
+		{podTemplate{ArmOffFast, ArmOnFast}, nil},
+	} {
+		rel, err := b.releaseOf(tc.t, 3, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := readValues(t, rel.Values[1])["broker"].(map[string]any)["resources"]; !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%s: broker.resources %v, want %v", tc.t, got, tc.want)
+		}
+	}
+	ref, err := b.release(ArmOnBoost300m, 3, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	boost, err := b.release(ArmOnBoost, 3, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := readValues(t, ref.WarmupValues[0]), readValues(t, boost.WarmupValues[0]); !reflect.DeepEqual(got, want) {
+		t.Errorf("warmup-inject values %v, want on_boost's %v", got, want)
+	}
+
+	// A study at 300m whose arm ran without a limit: back to 300m is every field stated again.
+	b.cfg.BrokerCPURequest, b.cfg.BrokerCPULimit = "300m", "300m"
+	if got := b.cpuValues(ArmOnBoost300m); got != nil {
+		t.Errorf("on_boost_300m in a 300m study: broker.resources %v, want the base's (nil)", got)
+	}
+	b.cfg.BrokerCPURequest, b.cfg.BrokerCPULimit = "500m", CPUNone
+	want := map[string]any{"requests": map[string]any{"cpu": "300m"}, "limits": map[string]any{"cpu": "300m"}}
+	if got := b.cpuValues(ArmOnBoost300m); !reflect.DeepEqual(got, want) {
+		t.Errorf("on_boost_300m in a study of 500m and no limit: %v, want %v", got, want)
+	}
+}
+
+// The base values leave a CPU of none out: the chart's broker.resources (requests.memory only).
+func TestBaseValuesLeaveNoneOut(t *testing.T) {
+	for _, tc := range []struct{ req, lim, wantReq, wantLim string }{
+		{CPUNone, CPUNone, "", ""},
+		{"300m", CPUNone, "300m", ""},
+		{"300m", "300m", "300m", "300m"},
+	} {
+		v := baseValues(Config{Brokers: 3, BrokerCPURequest: tc.req, BrokerCPULimit: tc.lim})
+		if v.CPURequest != tc.wantReq || v.CPULimit != tc.wantLim {
+			t.Errorf("request %s, limit %s: values request %q, limit %q; want %q, %q", tc.req, tc.lim, v.CPURequest, v.CPULimit, tc.wantReq, tc.wantLim)
+		}
+	}
+}

@@ -35,7 +35,7 @@ func Smoke(cfg Config) Config {
 // the event is recorded as unsettled and its queries timed out: the fleet was overloaded, the load
 // reached it; in a smoke it is a failure), a pod never re-created (unless the event is recorded as
 // unfinished; in a smoke that is a failure too), Ready or in service again, an ON pod whose
-// sidecar never reported warm, a pod whose JIT was not read with the JMX agent on, a platform not recorded (versions, every event's steady CPU with
+// sidecar never reported warm or whose warmup's cost was not measured with its run, a pod whose JIT was not read with the JMX agent on, a platform not recorded (versions, every event's steady CPU with
 // each broker pod's), or a missing file.
 func CheckStudy(s *Study, cfg Config, o Outputs) error {
 	var errs []error
@@ -111,6 +111,8 @@ func checkResult(r *Result, spec armSpec, brokers int, jmx bool) []error {
 		}
 		if spec.sidecar && p.WarmSeconds <= 0 {
 			errs = append(errs, fmt.Errorf("%s: pod %d's sidecar never reported warm", name, p.Pod))
+		} else if spec.sidecar && !warmupRunRead(r, p.Pod) {
+			errs = append(errs, fmt.Errorf("%s: pod %d: no warmup cost measured with its sidecar's run (its /status when the gate opened)", name, p.Pod))
 		}
 		if jmx && (p.JIT == nil || p.JIT.StartToInService == nil) {
 			errs = append(errs, fmt.Errorf("%s: pod %d: no JIT compile time read from its broker's JMX agent up to its entry", name, p.Pod))
@@ -120,6 +122,16 @@ func checkResult(r *Result, spec armSpec, brokers int, jmx bool) []error {
 		errs = append(errs, fmt.Errorf("%s: no timeline", name))
 	}
 	return errs
+}
+
+// warmupRunRead: the event measured pod's warmup with its sidecar's run.
+func warmupRunRead(r *Result, pod int) bool {
+	for _, c := range r.WarmupCosts {
+		if c.Pod == pod && c.Probes > 0 && c.RunS > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // checkPlatform: the test bed's versions and, for every event, a steady window in which every

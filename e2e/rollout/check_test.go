@@ -20,9 +20,15 @@ func goodStudy(t *testing.T) (*Study, Config, Outputs) {
 	}
 	scaled := pod(2, 40)
 	scaled.TerminateSeconds = 0
+	warmed := func(r *Result) *Result {
+		for _, p := range r.Pods {
+			r.WarmupCosts = append(r.WarmupCosts, WarmupCost{Pod: p.Pod, WarmingS: 20, Probes: 300, RunS: 20, ProbesPerS: 15})
+		}
+		return r
+	}
 	s := &Study{Brokers: 2, Arms: map[string]*Arm{
 		ArmOff:       {Rollouts: []*Result{result(ArmOff, "rollout", pod(1, 0), pod(0, 0))}, ScaleOuts: []*Result{result(ArmOff, "scale_out", pod(2, 0))}},
-		ArmOnDefault: {Rollouts: []*Result{result(ArmOnDefault, "rollout", pod(1, 40), pod(0, 40))}, ScaleOuts: []*Result{result(ArmOnDefault, "scale_out", scaled)}},
+		ArmOnDefault: {Rollouts: []*Result{warmed(result(ArmOnDefault, "rollout", pod(1, 40), pod(0, 40)))}, ScaleOuts: []*Result{warmed(result(ArmOnDefault, "scale_out", scaled))}},
 	}}
 	window := func(event string) CPUWindow {
 		return CPUWindow{Event: event, Brokers: 0.5, Machine: 1.2, Groups: []CPUGroup{{Name: "pod pinot-broker-0"}, {Name: "pod pinot-broker-1"}, {Name: GroupHarness}}}
@@ -76,6 +82,10 @@ func TestCheckStudyFailsWhatTheToolMissed(t *testing.T) {
 			"off scale_out 1: pod 2 never went through every transition"},
 		{"a sidecar never warm", func(s *Study, _ *Config, _ *Outputs) { s.Arms[ArmOnDefault].Rollouts[0].Pods[0].WarmSeconds = 0 },
 			"on_default rollout 1: pod 1's sidecar never reported warm"},
+		{"a warmup's run not read", func(s *Study, _ *Config, _ *Outputs) { s.Arms[ArmOnDefault].Rollouts[0].WarmupCosts[1].RunS = 0 },
+			"on_default rollout 1: pod 0: no warmup cost measured with its sidecar's run"},
+		{"a warmup not measured", func(s *Study, _ *Config, _ *Outputs) { s.Arms[ArmOnDefault].ScaleOuts[0].WarmupCosts = nil },
+			"on_default scale_out 1: pod 2: no warmup cost measured"},
 		{"a pod not re-created", func(s *Study, _ *Config, _ *Outputs) {
 			r := s.Arms[ArmOff].Rollouts[0]
 			r.Pods = r.Pods[:1]

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/warmup-sidecar/warmup-sidecar/e2e/bench"
@@ -56,13 +57,13 @@ type cpuSample struct {
 type podUsage struct {
 	uid   types.UID
 	usage time.Duration
+	limit float64 // the broker container's CPU limit, cores (0: none)
 }
 
 // cpuMeter samples the broker pods' cgroups (the node agent's cpuacct) and the other groups'
 // /proc/<pid>/stat.
 type cpuMeter struct {
-	b     *bed
-	limit float64 // a broker container's CPU limit, cores
+	b *bed
 }
 
 // sample reads every group now. extra adds groups of pids (HAProxy, the Java client).
@@ -74,7 +75,7 @@ func (m *cpuMeter) sample(ctx context.Context, extra map[string][]int) (cpuSampl
 	}
 	for _, p := range pods {
 		if u, err := m.b.Agent.CPUUsage(p.UID); err == nil {
-			s.pods[p.Name] = podUsage{uid: p.UID, usage: u}
+			s.pods[p.Name] = podUsage{uid: p.UID, usage: u, limit: limitCores(&p)}
 		}
 	}
 	groups := map[string][]int{GroupHarness: m.b.pinot.PIDs(), GroupControlPlane: m.b.CP.PIDs(), GroupSelf: {0}}
@@ -112,9 +113,9 @@ func (m *cpuMeter) window(event string, a, b cpuSample) CPUWindow {
 			continue
 		}
 		c := (pb.usage - pa.usage).Seconds() / secs
-		w.Groups = append(w.Groups, CPUGroup{Name: "pod " + name, Cores: c, LimitCores: m.limit})
+		w.Groups = append(w.Groups, CPUGroup{Name: "pod " + name, Cores: c, LimitCores: pb.limit})
 		w.Brokers += c
-		w.BrokersLimit += m.limit
+		w.BrokersLimit += pb.limit
 	}
 	for _, g := range slices.Sorted(maps.Keys(b.procs)) {
 		sum, seen := 0.0, false
@@ -131,9 +132,27 @@ func (m *cpuMeter) window(event string, a, b cpuSample) CPUWindow {
 	return w
 }
 
-// Note says what bounds the fleet at capacity: the brokers' share of their limits, the machine's
-// of its cores.
+// limitCores is the pod's broker container CPU limit as its status reports it (what the node
+// agent runs: a boost's raise and give-back included), else as its spec has it; 0 for none.
+func limitCores(p *corev1.Pod) float64 {
+	if q, ok := brokerCPULimit(p); ok {
+		return float64(q.MilliValue()) / 1000
+	}
+	for _, c := range p.Spec.Containers {
+		if q, ok := c.Resources.Limits[corev1.ResourceCPU]; ok && c.Name == brokerCtr {
+			return float64(q.MilliValue()) / 1000
+		}
+	}
+	return 0
+}
+
+// Note says what bounds the fleet at capacity: the brokers' share of their limits (brokers
+// without one: their cores), the machine's of its cores.
 func (w CPUWindow) Note(cores float64) string {
+	if w.BrokersLimit == 0 {
+		return fmt.Sprintf("at capacity (%s, %.0f QPS over %.0f s) the broker pods used %.2f cores (no CPU limit), the machine %.2f of %.0f cores",
+			w.Event, w.QPS, w.Seconds, w.Brokers, w.Machine, cores)
+	}
 	share := 0.0
 	if w.BrokersLimit > 0 {
 		share = w.Brokers / w.BrokersLimit

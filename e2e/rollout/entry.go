@@ -7,8 +7,9 @@ import (
 )
 
 // A pod starting its JVM or being warmed by its sidecar (both out of service) spends CPU the pods
-// in service may miss: on the test bed each broker has its own CPU limit, but the servers its
-// probes reach, the node's spare cores and (on the harness's former model) every core are shared.
+// in service may miss: on the test bed each broker has its own CPU limit (when the study gives it
+// one), but the servers its probes reach, the node's spare cores and (on the harness's former
+// model) every core are shared.
 // The worst 10 s p99 mixes that with what readiness is about: the cold serve of a pod that has
 // just entered the Service. Two figures keep the causes apart: each pod's first seconds in
 // service, and the worst 10 s of the rollout when no pod was starting or being warmed.

@@ -21,19 +21,29 @@ func onEvents() []Event {
 // causeTrace is 10 queries a second for 200 s at 5 ms, but 500 ms in [25 s, 30 s) (pod 1's JVM
 // start, a neighbour's cost) and 300 ms in [82 s, 84 s) (pod 1's first seconds in service).
 func causeTrace() *coldstart.Trace {
+	return slowTrace(slow{25, 30, 500 * time.Millisecond}, slow{82, 84, 300 * time.Millisecond})
+}
+
+// slow is a span of a trace's load clock [from, to) s whose queries took lat.
+type slow struct {
+	from, to float64
+	lat      time.Duration
+}
+
+// slowTrace is 10 queries a second for 200 s at 5 ms, but each span's latency in it.
+func slowTrace(spans ...slow) *coldstart.Trace {
 	var recs []coldstart.Record
 	for i := range 2000 {
 		s := time.Duration(i) * 100 * time.Millisecond
 		lat := 5 * time.Millisecond
-		switch {
-		case s >= 25*time.Second && s < 30*time.Second:
-			lat = 500 * time.Millisecond
-		case s >= 82*time.Second && s < 84*time.Second:
-			lat = 300 * time.Millisecond
+		for _, sp := range spans {
+			if s >= time.Duration(sp.from*float64(time.Second)) && s < time.Duration(sp.to*float64(time.Second)) {
+				lat = sp.lat
+			}
 		}
 		recs = append(recs, coldstart.Record{Scheduled: s, Sent: s, Latency: lat, Outcome: coldstart.OutcomeOK})
 	}
-	return &coldstart.Trace{Start: t0, Timeout: 2 * time.Second, Records: recs}
+	return &coldstart.Trace{Start: t0, Rate: 10, Timeout: 2 * time.Second, Records: recs}
 }
 
 func TestBusySpansAreEachPodsStartAndItsSidecarsProbes(t *testing.T) {

@@ -28,7 +28,7 @@ func Markdown(s *Study, name string) string {
 	b.WriteString("Bound: per pod, its termination + the later of the probe's initial delay and (broker start → healthy + the sidecar's budget, ON pods) + one probe period + the Service's propagation + minReadySeconds; a rollout within it costs nothing beyond the broker's start, the budget and Kubernetes' own delays.\n\n")
 	b.WriteString("| arm | event | failed (shutdown / start / other) | cancelled (shutdown / start / other) | steady p99 | worst 10 s p99 | … with no pod starting or warming | first 10 s in service per pod (p99, × steady; * another pod starting or warming) | neighbours: p99 while a pod starts or warms (× steady) | … while a pod starts / is warmed / is out, idle (× steady) | duration (bound) | broker restarts | start → Ready per pod (→ healthy) | terminate per pod | load avg |\n")
 	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
-	var unfinished, unsettled []string
+	var unfinished, unsettled, readied []string
 	for _, arm := range s.ArmNames() {
 		a := s.Arms[arm]
 		for _, r := range a.Events() {
@@ -42,7 +42,14 @@ func Markdown(s *Study, name string) string {
 			if r.Unsettled != "" {
 				unsettled = append(unsettled, fmt.Sprintf("- %s %s %d: %s.\n", arm, r.Kind, r.N, r.Unsettled))
 			}
+			if r.Readied != "" {
+				readied = append(readied, fmt.Sprintf("- %s %s %d: %s.\n", arm, r.Kind, r.N, r.Readied))
+			}
 		}
+	}
+	if len(readied) > 0 {
+		b.WriteString("\nEvents whose fleet had another broker CPU than their arm's (the previous event's arm set its own): the fleet was first rolled to the arm's, so that the steady window is on brokers of the CPU the event rolls in:\n\n")
+		b.WriteString(strings.Join(readied, ""))
 	}
 	if len(unsettled) > 0 {
 		fmt.Fprintf(&b, "\nEvents begun unsettled (†: the fleet still lost queries after %.0f s of load, so the steady window, and every ratio over its p99, is an overloaded fleet's; the losses counted in the event began before it):\n\n", s.SteadyWaitS)
@@ -52,6 +59,7 @@ func Markdown(s *Study, name string) string {
 		b.WriteString("\nEvents that did not finish within their bound (their figures end at it, with no tail; the load then stopped and the study waited for the fleet with no load):\n\n")
 		b.WriteString(strings.Join(unfinished, ""))
 	}
+	b.WriteString(warmupCostSection(s))
 	b.WriteString(restartsSection(s))
 	b.WriteString(platformSection(s))
 	b.WriteString(javaSection(s))
@@ -65,12 +73,22 @@ func Markdown(s *Study, name string) string {
 // Table is the per-arm summary: what the README leads with.
 func Table(s *Study) string {
 	var b strings.Builder
-	b.WriteString("| arm | rollouts | failed queries (per rollout) | cancelled queries (per rollout) | failed + cancelled at shutdown / at start (all rollouts) | failure rate (median) | worst 10 s p99 / steady p99 (median, min–max) | … with no pod starting or warming (median, min–max) | a pod's first 10 s in service: p99 / steady (median, max) | neighbours' p99 while a pod starts or warms / steady (median, max) | … while a pod starts / is warmed / is out, idle (median of the rollouts) | rollout duration | pod start → Ready |\n")
-	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+	costs := hasWarmupCosts(s)
+	b.WriteString("| arm | rollouts | failed queries (per rollout) | cancelled queries (per rollout) | failed + cancelled at shutdown / at start (all rollouts) | failure rate (median) | worst 10 s p99 / steady p99 (median, min–max) | … with no pod starting or warming (median, min–max) | a pod's first 10 s in service: p99 / steady (median, max) | neighbours' p99 while a pod starts or warms / steady (median, max) | … while a pod starts / is warmed / is out, idle (median of the rollouts) | rollout duration | pod start → Ready |")
+	sep := "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+	if costs {
+		b.WriteString(" " + warmupCostHeader + " |")
+		sep += "---|"
+	}
+	b.WriteString("\n" + sep + "\n")
 	for _, arm := range s.ArmNames() {
 		rs := s.Arms[arm].Rollouts
 		if len(rs) == 0 {
-			fmt.Fprintf(&b, "| %s | 0 | not run | | | | | | | | | | |\n", arm)
+			fmt.Fprintf(&b, "| %s | 0 | not run | | | | | | | | | | |", armCell(s, arm))
+			if costs {
+				b.WriteString(" |")
+			}
+			b.WriteString("\n")
 			continue
 		}
 		var failed, cancelled, rate, ratio, quiet, entry, neigh, dur, ready []float64
@@ -118,9 +136,13 @@ func Table(s *Study) string {
 		if unsettled > 0 {
 			n += fmt.Sprintf(" (%d begun unsettled)", unsettled)
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %d / %d | %s | %s | %s | %s | %s | %s | %s | %s |\n", arm, n, strings.Join(fs, ", "), strings.Join(cs, ", "),
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %d / %d | %s | %s | %s | %s | %s | %s | %s | %s |", armCell(s, arm), n, strings.Join(fs, ", "), strings.Join(cs, ", "),
 			phase[PhaseShutdown], phase[PhaseStart], pct(median(rate)), ratioCell(ratio), orDash(quiet, ratioCell), entryCell(entry), entryCell(neigh),
 			phasesMedianCell(phases), durCell, orDash(ready, secsCell))
+		if costs {
+			b.WriteString(" " + warmupCostCell(s.Arms[arm].WarmupCost) + " |")
+		}
+		b.WriteString("\n")
 	}
 	return b.String()
 }
@@ -138,7 +160,7 @@ func Method(s *Study) string {
 	}
 	return fmt.Sprintf("Method: the official Pinot chart (%s) installed by helm (%s) on the Kubernetes test bed (docs/testbed.md): "+
 		"Kubernetes %s (API server, controller manager, scheduler) on etcd %s, a node agent in the kubelet's place running each pod's containers "+
-		"as processes in the pod's own CPU cgroup, node capacity %s CPU. %d broker pods, the broker container with CPU request %s and limit %s%s, "+
+		"as processes in the pod's own CPU cgroup, node capacity %s CPU. %d broker pods, the broker container with %s%s, "+
 		"%s, terminationGracePeriodSeconds %.0f, "+
 		"podManagementPolicy %s, updateStrategy %s, %s; ZooKeeper, a controller, 2 servers and the %d-row bench table (Pinot %s) run outside the pods, "+
 		"without a limit, on the same machine (%s). A rollout is `helm upgrade` with a new `kubectl.kubernetes.io/restartedAt` pod annotation and the arm's "+
@@ -156,9 +178,9 @@ func Method(s *Study) string {
 		"in its first 10 s in the Service (what the pods in service answered meanwhile), also split by what the pod out of service was doing: its broker "+
 		"starting (created → /health), its sidecar probing it with no pod starting (healthy → warm: the warmup's own cost), or nothing "+
 		"(out of the Service, no pod starting or warmed: the fleet one broker short, the control). lb_slowstart is HAProxy `slowstart %.0fs`.%s Arms interleaved.",
-		p.Chart, p.Helm, p.Kubernetes, p.Etcd, p.Node.CPU, s.Brokers, orNone(p.Broker.CPURequest), orNone(p.Broker.CPULimit), sidecar,
+		p.Chart, p.Helm, p.Kubernetes, p.Etcd, p.Node.CPU, s.Brokers, brokerCPUClause(p.Broker), sidecar,
 		probesClause(s), st.TerminationGraceS, st.PodManagementPolicy, st.UpdateStrategy, brokerJVM(s), s.BenchRows, s.PinotVersion, s.Machine.String(),
-		sidecarRoute(p), brokerService, p.ProxyMinSyncS, mixName(s), s.RateQPS, rateSource(s), s.TimeoutMs, s.TailS, s.SteadyS, steadyClause(s), s.SlowStartS, boostClause(s))
+		sidecarRoute(p), brokerService, p.ProxyMinSyncS, mixName(s), s.RateQPS, rateSource(s), s.TimeoutMs, s.TailS, s.SteadyS, steadyClause(s), s.SlowStartS, boostClause(s)+ownCPUClause(s))
 }
 
 // sidecarRoute says how the ON arms got the sidecar: the values route, or (studies before it)
@@ -187,9 +209,48 @@ func unsettledMark(r *Result) string {
 	return " †"
 }
 
+// brokerCPUClause is the broker container's CPU in the method's words: "CPU request 300m and
+// limit 300m", or which of them it has not (the official chart sets neither: requests.memory only,
+// and a broker without a limit takes what its node has spare).
+func brokerCPUClause(r Resources) string {
+	switch {
+	case r.CPURequest != "" && r.CPULimit != "":
+		return fmt.Sprintf("CPU request %s and limit %s", r.CPURequest, r.CPULimit)
+	case r.CPURequest != "":
+		return fmt.Sprintf("CPU request %s and no CPU limit, as the official chart ships the limit", r.CPURequest)
+	case r.CPULimit != "":
+		return fmt.Sprintf("no CPU request and CPU limit %s", r.CPULimit)
+	}
+	return "no CPU request or limit, as the official chart ships it"
+}
+
+// armCell is the arm's name, with its broker CPU where it is not the study's.
+func armCell(s *Study, arm string) string {
+	if c := s.Arms[arm].BrokerCPU; c != nil {
+		return fmt.Sprintf("%s (broker CPU request %s, limit %s)", arm, orNone(c.CPURequest), orNone(c.CPULimit))
+	}
+	return arm
+}
+
+// ownCPUClause says which arms ran their brokers at a CPU of their own, and how the study kept
+// each event's steady window on brokers of the CPU it rolls in ("" when none did).
+func ownCPUClause(s *Study) string {
+	var arms []string
+	for _, name := range s.ArmNames() {
+		if c := s.Arms[name].BrokerCPU; c != nil {
+			arms = append(arms, fmt.Sprintf("%s's brokers have %s by the arm's own broker.resources", name, brokerCPUClause(*c)))
+		}
+	}
+	if len(arms) == 0 {
+		return ""
+	}
+	return " " + strings.Join(arms, "; ") + " (the study's: " + brokerCPUClause(s.Platform.Broker) + "). Before an event whose arm's broker CPU is not the fleet's, " +
+		"the fleet was first rolled to it (off_fast's pod template, unmeasured, with no load) and warmed by the load: every steady window is on brokers of the CPU the event rolls in."
+}
+
 // boostClause says what the boost arms did, when the study has one and recorded it.
 func boostClause(s *Study) string {
-	if s.BoostCPULimit == "" || (s.Arms[ArmOnBoost] == nil && s.Arms[ArmOnBoostFixed] == nil && s.Arms[ArmOnBoostCompilers] == nil && s.Arms[ArmOnBoostGentle] == nil) {
+	if s.BoostCPULimit == "" || (s.Arms[ArmOnBoost] == nil && s.Arms[ArmOnBoostFixed] == nil && s.Arms[ArmOnBoostCompilers] == nil && s.Arms[ArmOnBoostGentle] == nil && s.Arms[ArmOnBoost300m] == nil) {
 		return ""
 	}
 	rule := "the gate open and the JIT quiet, with a JIT signal; the settle time after the gate opened, without"

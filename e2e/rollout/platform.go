@@ -49,7 +49,7 @@ type Node struct {
 	Memory string `json:"memory"`
 }
 
-// Resources are a container's CPU request and limit ("" when unset).
+// Resources are a container's CPU request and limit ("" when unset: the report says none).
 type Resources struct {
 	CPURequest string `json:"cpu_request"`
 	CPULimit   string `json:"cpu_limit"`

@@ -44,7 +44,11 @@ func platformSection(s *Study) string {
 		for _, x := range w.Groups {
 			g[x.Name] = x.Cores
 		}
-		fmt.Fprintf(&b, "| %s | %.0f | %.2f (%.2f) | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f |\n", r.name, w.QPS, w.Brokers, w.BrokersLimit,
+		limit := "none"
+		if w.BrokersLimit > 0 {
+			limit = fmt.Sprintf("%.2f", w.BrokersLimit)
+		}
+		fmt.Fprintf(&b, "| %s | %.0f | %.2f (%s) | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f |\n", r.name, w.QPS, w.Brokers, limit,
 			g[GroupHarness], g[GroupControlPlane], g[GroupHAProxy], g[GroupJavaClient], g[GroupSelf], w.Machine)
 	}
 	return b.String()

@@ -51,6 +51,9 @@ type Result struct {
 	// NeighboursByPhase: the same load split by what the pod out of service was doing (its
 	// JVM's start, its sidecar's probes, nothing): the warmup's own cost apart (neighbours.go).
 	NeighboursByPhase *NeighboursByPhase `json:"neighbours_by_phase,omitempty"`
+	// WarmupCosts: what each pod's warmup in the event cost the rest of the fleet (ON arms;
+	// absent in studies made before it was measured): warmupcost.go.
+	WarmupCosts []WarmupCost `json:"warmup_costs,omitempty"`
 	// DurationSeconds: the helm upgrade → the StatefulSet's status reporting every pod updated
 	// and Ready (on the harness's former model: first deletion → last pod available).
 	DurationSeconds float64 `json:"duration_s"`
@@ -76,7 +79,10 @@ type Result struct {
 	// the load for SteadyQuiet without a loss first).
 	SteadyStartSeconds float64 `json:"steady_start_s,omitempty"`
 	Unsettled          string  `json:"unsettled,omitempty"`
-	LoadAverage        string  `json:"load_average"` // the machine's, before the event
+	// Readied: the fleet was first rolled to the arm's broker CPU, unmeasured, and how
+	// (readycpu.go); empty when it had it.
+	Readied     string `json:"readied,omitempty"`
+	LoadAverage string `json:"load_average"` // the machine's, before the event
 	// JavaClient: the queries of the client that picks brokers itself (Config.JavaClient).
 	JavaClient *JavaClient `json:"java_client,omitempty"`
 }
@@ -89,6 +95,11 @@ type Arm struct {
 	// StatefulSet as the API server held it after the arm's events; SidecarProbe nil: no sidecar).
 	BrokerProbe  *ProbeJSON `json:"broker_readiness_probe,omitempty"`
 	SidecarProbe *ProbeJSON `json:"sidecar_readiness_probe,omitempty"`
+	// BrokerCPU is the arm's broker CPU where it is not the study's (on_boost_300m's); nil: the
+	// study's (Platform.Broker).
+	BrokerCPU *Resources `json:"broker_cpu,omitempty"`
+	// WarmupCost summarises its events' WarmupCosts (nil: none measured).
+	WarmupCost *WarmupCostSummary `json:"warmup_cost,omitempty"`
 }
 
 // Events are the arm's rollouts, then its scale-outs.
@@ -132,6 +143,9 @@ type Study struct {
 	BoostSettle string `json:"boost_settle,omitempty"`
 	// BoostCompilers is on_boost_compilers' -XX:CICompilerCount (absent before queries-support-console).
 	BoostCompilers int `json:"boost_compilers,omitempty"`
+	// Targets names the set of targets the study is judged by (targets.go): by its brokers' CPU
+	// limit. Absent before there was more than one: the CPU-limited set.
+	Targets string `json:"targets,omitempty"`
 	// GentleConcurrency is on_boost_gentle's warmup.concurrency (absent without that arm).
 	GentleConcurrency int               `json:"gentle_concurrency,omitempty"`
 	BrokerJVMOpts     []string          `json:"broker_jvm_opts"`
@@ -180,6 +194,7 @@ func summarise(arm string, n int, kind string, tr *coldstart.Trace, events []Eve
 		res.Worst10sRatio = p99 / res.Steady.P99Ms
 	}
 	splitByCause(res, tr, events, b)
+	res.WarmupCosts = warmupCosts(tr, events, busySpans(events, tr.Start, b.Rollout.End), b.Rollout, res.Steady.P99Ms)
 	res.DurationSeconds = (b.Done - b.Rollout.Start).Seconds()
 	res.Pods = podTimes(events, tr.Start, b)
 	res.Seconds = perSecond(tr, b.Rollout.End)

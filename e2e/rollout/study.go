@@ -1,7 +1,8 @@
 // Package rollout measures what a client sees through the broker Service during a rolling
 // restart of the official Pinot chart's brokers on the Kubernetes test bed (e2e/kube, docs/testbed.md):
-// a real control plane, the brokers as pods of the chart (each with its CPU request and limit, and
-// in the ON arms the warmup sidecar added through the chart's own values by warmup-inject values), a rollout as
+// a real control plane, the brokers as pods of the chart (with the study's CPU request and limit,
+// or none as the chart ships them, and in the ON arms the warmup sidecar added through the chart's
+// own values by warmup-inject values), a rollout as
 // the operator makes one (`helm upgrade` of the pod template: the real StatefulSet controller picks
 // order and pace), the Service as a real HAProxy fed by the test bed's kube-proxy stand-in. The
 // study runs every arm's rollouts interleaved under open-loop load (e2e/coldstart) and writes
@@ -45,7 +46,8 @@ const DefaultSteadyWait = 3 * time.Minute
 // limits take 0.9 of the machine's 2 cores, leaving the servers, ZooKeeper, the controller, the
 // control plane and the load generator (outside the pods, unlimited) the rest, so that the
 // brokers' quota, not the machine, bounds the fleet (at 3 × 500m the servers and the machine
-// did); requests equal limits, and 4 pods (a scale-out) with their sidecars fit the node.
+// did); requests equal limits, and 4 pods (a scale-out) with their sidecars fit the node. A study
+// of the brokers as the official chart ships them sets CPUNone for both (or the limit alone).
 const (
 	DefaultBrokerCPURequest = "300m"
 	DefaultBrokerCPULimit   = "300m"
@@ -77,7 +79,8 @@ type Config struct {
 	// FleetWarmup is load at Rate through every broker before the first event when Rate is
 	// given (0: none; the command's default is DefaultFleetWarmup): the calibration otherwise
 	// warms the fleet, and without either the first event's steady window meets brokers that
-	// have never served (a cold baseline).
+	// have never served (a cold baseline). The same load follows every readying of the fleet
+	// for an arm's broker CPU (readycpu.go).
 	FleetWarmup time.Duration
 	// RateFractions of the warm fleet's capacity the calibration tries (nil: coldstart's).
 	RateFractions []float64
@@ -97,7 +100,8 @@ type Config struct {
 	Mix      coldstart.Mix
 	MixName  string
 	// BrokerCPURequest and BrokerCPULimit are the broker container's (chart values
-	// broker.resources; the official chart sets none). Defaults: DefaultBrokerCPU*.
+	// broker.resources), CPUNone for a field left unset as the official chart leaves both.
+	// Defaults: DefaultBrokerCPU*.
 	BrokerCPURequest, BrokerCPULimit string
 	// ReadinessDelay and ReadinessPeriod are the broker readiness probe's initialDelaySeconds
 	// and periodSeconds (chart values broker.probes.readiness; 0: the chart's 60 s and 10 s).
@@ -182,8 +186,6 @@ func (c Config) check() error {
 			return err
 		}
 	}
-	req, rerr := milliCPU(c.BrokerCPURequest)
-	lim, lerr := milliCPU(c.BrokerCPULimit)
 	switch {
 	case c.Rollouts < 1:
 		return fmt.Errorf("rollouts %d: want ≥ 1", c.Rollouts)
@@ -199,10 +201,6 @@ func (c Config) check() error {
 		return fmt.Errorf("warm %s, steady %s, tail %s: want warm ≥ 0, steady > 0, tail ≥ 0", c.Warm, c.Steady, c.Tail)
 	case c.SteadyWait < c.Warm:
 		return fmt.Errorf("steady wait %s: want ≥ warm %s (the least load before the steady window)", c.SteadyWait, c.Warm)
-	case rerr != nil || lerr != nil:
-		return fmt.Errorf("broker CPU request %q, limit %q: want Kubernetes CPU quantities (500m, 1): %w", c.BrokerCPURequest, c.BrokerCPULimit, errors.Join(rerr, lerr))
-	case req <= 0 || lim < req:
-		return fmt.Errorf("broker CPU request %s, limit %s: want a request > 0 and a limit ≥ it (the study isolates brokers)", c.BrokerCPURequest, c.BrokerCPULimit)
 	case c.ReadinessDelay < 0 || c.ReadinessPeriod < 0 || c.SidecarProbePeriod < 0:
 		return fmt.Errorf("readiness delay %s, period %s, sidecar probe period %s: want ≥ 0 (0: the chart's)", c.ReadinessDelay, c.ReadinessPeriod, c.SidecarProbePeriod)
 	case c.BoostFixedHold < 0:
@@ -218,30 +216,59 @@ func (c Config) check() error {
 	case c.Out == "":
 		return errors.New("out: want a results directory")
 	}
+	if _, err := parseBrokerCPU(c.BrokerCPURequest, c.BrokerCPULimit); err != nil {
+		return err
+	}
+	if err := c.checkArmsCPU(); err != nil {
+		return err
+	}
 	if _, err := sidecarValues(c.SidecarEnv); err != nil {
 		return err
 	}
-	return c.checkFits(req, int64(runtime.NumCPU())*1000)
+	return c.checkFits(int64(runtime.NumCPU()) * 1000)
 }
 
+// Validate is the check RunStudy makes first, on cfg with its defaults: a command can refuse
+// a configuration before it starts anything.
+func (c Config) Validate() error { return c.withDefaults().check() }
+
 // checkFits: the scheduler must place every pod the study asks for on the node (the test bed's
-// node has the machine's cores): the fleet, plus the scale-out's pod, each asking the broker's CPU request and, in an ON
-// arm, the sidecar's. A pod that does not fit stays Pending and the event never ends.
-func (c Config) checkFits(brokerReq, nodeMilli int64) error {
-	sidecar := int64(0)
+// node has the machine's cores): the fleet, plus the scale-out's pod, each asking its arm's
+// broker CPU request (none: nothing) and, in an ON arm, the sidecar's; the arm that asks the
+// most per pod decides. A pod that does not fit stays Pending and the event never ends.
+func (c Config) checkFits(nodeMilli int64) error {
+	var most struct {
+		arm             string
+		broker, sidecar int64
+	}
 	for _, a := range c.Arms {
+		req, lim := c.armCPU(a)
+		cpu, err := parseBrokerCPU(req, lim)
+		if err != nil {
+			return err
+		}
+		sidecar := int64(0)
 		if s, _ := specOf(a); s.sidecar {
-			m, err := sidecarCPURequest()
-			if err != nil {
+			if sidecar, err = sidecarCPURequest(); err != nil {
 				return err
 			}
-			sidecar = m
+		}
+		if most.arm == "" || cpu.scheduled()+sidecar > most.broker+most.sidecar {
+			most.arm, most.broker, most.sidecar = a, cpu.scheduled(), sidecar
 		}
 	}
 	pods := int64(c.serviceSlots())
-	if need := pods * (brokerReq + sidecar); need > nodeMilli {
-		return fmt.Errorf("broker CPU request %s: %d pods × (%dm + the sidecar's %dm) = %dm, more than the node's %dm: the scheduler would leave a pod Pending; lower the request or the brokers",
-			c.BrokerCPURequest, pods, brokerReq, sidecar, need, nodeMilli)
+	if need := pods * (most.broker + most.sidecar); need > nodeMilli {
+		req, lim := c.armCPU(most.arm)
+		who := "broker CPU request " + req
+		if req == CPUNone {
+			who += " (its limit " + lim + " stands for it)"
+		}
+		if s, _ := specOf(most.arm); s.ownCPU != "" {
+			who = most.arm + "'s " + who
+		}
+		return fmt.Errorf("%s: %d pods × (%dm + the sidecar's %dm) = %dm, more than the node's %dm: the scheduler would leave a pod Pending; lower the request or the brokers",
+			who, pods, most.broker, most.sidecar, need, nodeMilli)
 	}
 	return nil
 }
@@ -287,8 +314,7 @@ func RunStudy(ctx context.Context, cfg Config) (_ *Study, err error) {
 			err = errors.Join(err, serr)
 		}
 	}()
-	lim, _ := milliCPU(cfg.BrokerCPULimit)
-	e.cpu = &cpuMeter{b: e.bed, limit: float64(lim) / 1000}
+	e.cpu = &cpuMeter{b: e.bed}
 	e.w = newWatcher(e.bed.Bed, log)
 	if cfg.JMXAgent {
 		e.w.jmxPort = jmxPort
@@ -315,7 +341,7 @@ func RunStudy(ctx context.Context, cfg Config) (_ *Study, err error) {
 	e.study = &Study{BoostSettle: settle, PinotVersion: benv.PinotVersion(), Brokers: cfg.Brokers, BenchRows: cmp.Or(cfg.BenchRows, 1_000_000), Mix: cfg.MixName, Queries: cfg.Mix,
 		TimeoutMs: float64(cfg.Timeout.Milliseconds()), Platform: platform, SlowStartS: cfg.SlowStart.Seconds(),
 		WarmS: cfg.Warm.Seconds(), SteadyWaitS: cfg.SteadyWait.Seconds(), SteadyQuietS: SteadyQuiet.Seconds(), SteadyS: cfg.Steady.Seconds(), TailS: cfg.Tail.Seconds(),
-		SidecarBudget: cmp.Or(cfg.SidecarEnv["WARMUP_BUDGET"], "15s (default)"), BoostCPULimit: cfg.BoostCPULimit, BoostFixedHoldS: cfg.BoostFixedHold.Seconds(), BoostCompilers: cfg.BoostCompilers, GentleConcurrency: gentleConcurrency(cfg), BrokerJVMOpts: strings.Fields(platform.StatefulSet.BrokerJavaOpts),
+		Targets: targetSetFor(cfg).Name, SidecarBudget: cmp.Or(cfg.SidecarEnv["WARMUP_BUDGET"], "15s (default)"), BoostCPULimit: cfg.BoostCPULimit, BoostFixedHoldS: cfg.BoostFixedHold.Seconds(), BoostCompilers: cfg.BoostCompilers, GentleConcurrency: gentleConcurrency(cfg), BrokerJVMOpts: strings.Fields(platform.StatefulSet.BrokerJavaOpts),
 		Arms: map[string]*Arm{}, Machine: coldstart.DescribeMachine(), Command: cfg.Command, Smoke: cfg.Smoke, StartedAt: time.Now()}
 	e.study.Notes = append(e.study.Notes, cfg.Notes...)
 	for _, a := range cfg.Arms {
@@ -434,6 +460,14 @@ func (e *env) event(ctx context.Context, arm, kind string, rate float64) error {
 	e.tags[arm+kind]++
 	n := e.tags[arm+kind]
 	tag := fmt.Sprintf("%s-%s-%d", arm, kind, n)
+	readied := ""
+	if kind == "rollout" { // a scale-out follows the arm's rollout: its fleet has the arm's CPU
+		r, err := e.readyCPU(ctx, arm, rate)
+		if err != nil {
+			return fmt.Errorf("%s: %w", tag, err)
+		}
+		readied = r
+	}
 	spec, _ := specOf(arm)
 	slow := time.Duration(0)
 	if spec.slowStart {
@@ -568,7 +602,7 @@ func (e *env) event(ctx context.Context, arm, kind string, rate float64) error {
 	events := e.w.tl.Events()
 	res := summarise(arm, n, kind, lr.tr, events, b)
 	res.LoadAverage = loadAvg
-	res.SteadyStartSeconds, res.Unsettled = b.Steady.Start.Seconds(), settled.unsettled()
+	res.SteadyStartSeconds, res.Unsettled, res.Readied = b.Steady.Start.Seconds(), settled.unsettled(), readied
 	if unfinished != nil {
 		res.Unfinished = unfinished.Error()
 	}
@@ -581,12 +615,13 @@ func (e *env) event(ctx context.Context, arm, kind string, rate float64) error {
 		return err
 	}
 	a := e.study.Arms[arm]
-	a.BrokerProbe, a.SidecarProbe = &brokerProbe, sidecarProbe
+	a.BrokerProbe, a.SidecarProbe, a.BrokerCPU = &brokerProbe, sidecarProbe, cfg.ownCPU(arm)
 	if kind == "scale_out" {
 		a.ScaleOuts = append(a.ScaleOuts, res)
 	} else {
 		a.Rollouts = append(a.Rollouts, res)
 	}
+	a.WarmupCost = summariseWarmupCosts(a.Events())
 	cfg.Logger.Info("event measured", "arm", arm, "kind", kind, "n", n, "finished", res.Unfinished == "", "failed", res.Failed, "cancelled", res.Cancelled,
 		"queries", res.Queries, "steady_p99_ms", res.Steady.P99Ms, "worst_10s_p99_ms", res.Worst10sP99Ms,
 		"duration_s", fmt.Sprintf("%.0f", res.DurationSeconds), "steady_brokers_cores", fmt.Sprintf("%.2f", steadyCPU.Brokers),

@@ -55,6 +55,8 @@ type Event struct {
 	// sidecar's outcome, the CPU limits).
 	Value  float64 `json:"value,omitempty"`
 	Detail string  `json:"detail,omitempty"`
+	// Run is a warm event's sidecar run as its /status said (nil: not read).
+	Run *SidecarRun `json:"run,omitempty"`
 }
 
 // State is a pod's place in its life, for timelines.

@@ -346,7 +346,7 @@ func (w *watcher) poll(ctx context.Context, p *corev1.Pod, n int, port int32, pa
 		if u, err := w.net.PodURL(p, port); err == nil && w.ok(ctx, u+path) {
 			ev := Event{At: time.Now(), Pod: n, Kind: kind}
 			if kind == KindWarm {
-				ev.Detail = w.outcome(ctx, u+"/status")
+				ev.Detail, ev.Run = w.outcome(ctx, u+"/status")
 			}
 			w.mu.Lock()
 			ev.Broker = w.broker[p.Name]

@@ -40,19 +40,15 @@ func (w *watcher) readJIT(ctx context.Context, p *corev1.Pod, n int) {
 }
 
 // outcome is the sidecar's verdict from its /status, in a few words ("budget_expired, 123
-// probes"), or why it could not be read.
-func (w *watcher) outcome(ctx context.Context, url string) string {
+// probes in 15.0 s"), or why it could not be read; and its run's figures (nil then).
+func (w *watcher) outcome(ctx context.Context, url string) (string, *SidecarRun) {
 	_, body, err := w.get(ctx, url)
 	if err != nil {
-		return "status: " + err.Error()
+		return "status: " + err.Error(), nil
 	}
-	var st struct {
-		Outcome         string  `json:"outcome"`
-		ProbesSucceeded int64   `json:"probes_succeeded"`
-		DurationSeconds float64 `json:"duration_seconds"`
+	var run SidecarRun // its fields are /status's own
+	if err := json.Unmarshal(body, &run); err != nil {
+		return "status: " + err.Error(), nil
 	}
-	if err := json.Unmarshal(body, &st); err != nil {
-		return "status: " + err.Error()
-	}
-	return fmt.Sprintf("%s, %d probes in %.1f s", st.Outcome, st.ProbesSucceeded, st.DurationSeconds)
+	return fmt.Sprintf("%s, %d probes in %.1f s", run.Outcome, run.Succeeded, run.Seconds), &run
 }

@@ -116,6 +116,10 @@ func TestBadArguments(t *testing.T) {
 		{[]string{"study", "--mix", "api", "--queries-file", "q.sql"}, "--mix api and --queries-file: give one of them"},
 		{[]string{"calibrate", "--local", "--mix", "MSE"}, `mix "MSE": want one of`},
 		{[]string{"rollout", "--remeasure", "--report", "x.json"}, "--remeasure needs --report (the study's JSON) and --work-dir"},
+		{[]string{"rollout", "--broker-cpu-limit", "200m"}, "rollout: broker CPU request 300m, limit 200m: want a limit ≥ the request, or none"},
+		// an empty limit is none: the boost has no limit to raise
+		{[]string{"rollout", "--broker-cpu-limit", "", "--arms", "off,on_boost"}, "arm on_boost: its boost raises the broker's CPU limit and gives it back, but the brokers have none (broker CPU limit none)"},
+		{[]string{"rollout", "--smoke", "--broker-cpu-request", "none", "--broker-cpu-limit", "none", "--arms", "on_boost_fixed"}, "arm on_boost_fixed: its boost raises"},
 	} {
 		var stdout, stderr bytes.Buffer
 		if code := run(tc.args, &stdout, &stderr); code != exitBadArgs {

@@ -41,8 +41,8 @@ func rolloutCmd(ctx context.Context, args []string, stdout, stderr io.Writer, lo
 		tail       = fs.Duration("tail", 45*time.Second, "load after the last pod is available (its cold start comes after its Ready)")
 		settle     = fs.Duration("settle", 5*time.Second, "pause between events")
 		podBound   = fs.Duration("pod-bound", rollout.DefaultPodBound, "an event not rolled out within this per pod is recorded as unfinished (its load stopped at the bound), then the study waits for the fleet with no load and goes on")
-		cpuRequest = fs.String("broker-cpu-request", rollout.DefaultBrokerCPURequest, "the broker container's CPU request (chart value broker.resources.requests.cpu)")
-		cpuLimit   = fs.String("broker-cpu-limit", rollout.DefaultBrokerCPULimit, "the broker container's CPU limit (broker.resources.limits.cpu); the limits of every broker pod and the harness's servers share the machine")
+		cpuRequest = fs.String("broker-cpu-request", rollout.DefaultBrokerCPURequest, "the broker container's CPU request (chart value broker.resources.requests.cpu); none (or empty): not set, as the official chart ships the broker")
+		cpuLimit   = fs.String("broker-cpu-limit", rollout.DefaultBrokerCPULimit, "the broker container's CPU limit (broker.resources.limits.cpu); none (or empty): not set, as the official chart ships the broker (a starting JVM takes the node's spare cores; the boost arms then want on_boost_300m); the limits of every broker pod and the harness's servers share the machine")
 		boostLimit = fs.String("boost-cpu-limit", rollout.DefaultBoostCPULimit, "on_boost: the broker container's CPU limit until the sidecar gives it back (warmup-inject's brokerCpuBoost.cpu.limit)")
 		fixedHold  = fs.Duration("boost-fixed-hold", rollout.DefaultBoostFixedHold, "on_boost_fixed: how long after the gate opened the boost is given back (brokerCpuBoost.settle, no JIT signal)")
 		gentle     = fs.Int("gentle-concurrency", rollout.DefaultGentleConcurrency, "on_boost_gentle: the sidecar's warmup.concurrency (probes in flight; its default 4)")
@@ -81,6 +81,11 @@ func rolloutCmd(ctx context.Context, args []string, stdout, stderr io.Writer, lo
 		}
 		return rolloutReport(*report, rawDir, stdout, stderr)
 	}
+	for _, q := range []*string{cpuRequest, cpuLimit} {
+		if *q == "" {
+			*q = rollout.CPUNone
+		}
+	}
 	mix, mixName, err := m.load()
 	if err != nil {
 		fmt.Fprintln(stderr, "rollout:", err)
@@ -115,6 +120,10 @@ func rolloutCmd(ctx context.Context, args []string, stdout, stderr io.Writer, lo
 		if set["initial-delay"] {
 			cfg.ReadinessDelay = *initDelay
 		}
+	}
+	if err := cfg.Validate(); err != nil {
+		fmt.Fprintln(stderr, "rollout:", err)
+		return exitBadArgs
 	}
 	begin := time.Now()
 	s, err := rollout.RunStudy(ctx, cfg)

@@ -165,8 +165,7 @@ func Method(s *Study) string {
 		"podManagementPolicy %s, updateStrategy %s, %s; ZooKeeper, a controller, 2 servers and the %d-row bench table (Pinot %s) run outside the pods, "+
 		"without a limit, on the same machine (%s). A rollout is `helm upgrade` with a new `kubectl.kubernetes.io/restartedAt` pod annotation and the arm's "+
 		"values (the ON arms add the sidecar %s; on_c1 sets its brokerJvm.c1Only, -XX:TieredStopAtLevel=1; "+
-		"on_fast its brokerReadiness.decidedBy sidecar: the broker's readiness probe starts at once and checks every 1 s, failure 100, where the other ON arms "+
-		"leave brokerReadiness.decidedBy at its default, auto, which keeps the chart's probe for a broker with a CPU limit, as these have; off_fast gives "+
+		"on_fast its brokerReadiness.decidedBy sidecar: the broker's readiness probe starts at once and checks every 1 s, failure 100%s; off_fast gives "+
 		"the broker the same probe by the chart's values, initialDelay 1 s, without the sidecar); the "+
 		"StatefulSet controller picks order and pace. A scale-out is `helm upgrade` with one more replica. The Service (the chart's %s) is Debian's "+
 		"HAProxy (round robin per request, no retries) whose servers the test bed's kube-proxy stand-in keeps to the Service's EndpointSlices "+
@@ -180,7 +179,19 @@ func Method(s *Study) string {
 		"(out of the Service, no pod starting or warmed: the fleet one broker short, the control). lb_slowstart is HAProxy `slowstart %.0fs`.%s Arms interleaved.",
 		p.Chart, p.Helm, p.Kubernetes, p.Etcd, p.Node.CPU, s.Brokers, brokerCPUClause(p.Broker), sidecar,
 		probesClause(s), st.TerminationGraceS, st.PodManagementPolicy, st.UpdateStrategy, brokerJVM(s), s.BenchRows, s.PinotVersion, s.Machine.String(),
-		sidecarRoute(p), brokerService, p.ProxyMinSyncS, mixName(s), s.RateQPS, rateSource(s), s.TimeoutMs, s.TailS, s.SteadyS, steadyClause(s), s.SlowStartS, boostClause(s)+ownCPUClause(s))
+		sidecarRoute(p), decidedByDefault(p), brokerService, p.ProxyMinSyncS, mixName(s), s.RateQPS, rateSource(s), s.TimeoutMs, s.TailS, s.SteadyS, steadyClause(s), s.SlowStartS, boostClause(s)+ownCPUClause(s))
+}
+
+// decidedByDefault says what the other ON arms' brokerReadiness.decidedBy was: the default the
+// study recorded ("" for studies before auto, whose default was chart and said nothing here).
+func decidedByDefault(p *Platform) string {
+	switch {
+	case p.DecidedByDefault == "":
+		return ""
+	case p.Broker.CPULimit == "":
+		return fmt.Sprintf(", where the other ON arms leave it at its default, %s, which lets the sidecar decide for a broker without a CPU limit, as these are", p.DecidedByDefault)
+	}
+	return fmt.Sprintf(", where the other ON arms leave it at its default, %s, which keeps the chart's probe for a broker with a CPU limit, as these have", p.DecidedByDefault)
 }
 
 // sidecarRoute says how the ON arms got the sidecar: the values route, or (studies before it)

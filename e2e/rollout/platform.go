@@ -26,6 +26,9 @@ type Platform struct {
 	// the values route (warmup-inject as helm's post-renderer), kept as they recorded it.
 	SidecarRoute string `json:"sidecar_route,omitempty"`
 	PostRenderer string `json:"post_renderer,omitempty"`
+	// DecidedByDefault is the chart's brokerReadiness.decidedBy default the ON arms ran with but
+	// on_fast ("" in studies before auto, when it was chart).
+	DecidedByDefault string `json:"decided_by_default,omitempty"`
 	Node         Node   `json:"node"`
 	// Broker and Sidecar are the containers' CPU as the StatefulSet's pod template has them
 	// (Sidecar once an ON arm ran).
@@ -100,7 +103,11 @@ func resourcesOf(c corev1.Container) Resources {
 
 // platform reads the versions, the chart and the node.
 func (b *bed) platform(ctx context.Context) (*Platform, error) {
-	p := &Platform{SidecarRoute: "helm template of the release | warmup-inject values (this tree) -f <the arm's values> " +
+	sidecarChart, err := readChartValues()
+	if err != nil {
+		return nil, err
+	}
+	p := &Platform{DecidedByDefault: sidecarChart.BrokerReadiness.DecidedBy, SidecarRoute: "helm template of the release | warmup-inject values (this tree) -f <the arm's values> " +
 		"--companion, then helm upgrade of the official chart with -f <its values> last and of this project's chart beside it with the companion's; " +
 		"the event is timed from that upgrade",
 		ProxyMinSyncS: b.cfg.ProxySync.Seconds()}

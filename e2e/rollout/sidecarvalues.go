@@ -122,6 +122,9 @@ type chartValues struct {
 	BrokerCPUBoost struct {
 		Settle string `json:"settle"`
 	} `json:"brokerCpuBoost"`
+	BrokerReadiness struct {
+		DecidedBy string `json:"decidedBy"`
+	} `json:"brokerReadiness"`
 }
 
 func readChartValues() (chartValues, error) {

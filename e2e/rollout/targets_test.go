@@ -157,3 +157,20 @@ func checkVerdicts(t *testing.T, cases []verdictCase) {
 		}
 	}
 }
+
+// The ON arms' decidedBy is said from the study's record: nothing for studies before auto, and
+// what auto made of the study's brokers after.
+func TestDecidedByDefaultIsTheStudysRecord(t *testing.T) {
+	for _, tc := range []struct {
+		p    Platform
+		want string
+	}{
+		{Platform{}, ""},
+		{Platform{DecidedByDefault: "auto"}, ", where the other ON arms leave it at its default, auto, which lets the sidecar decide for a broker without a CPU limit, as these are"},
+		{Platform{DecidedByDefault: "auto", Broker: Resources{CPURequest: "300m", CPULimit: "300m"}}, ", where the other ON arms leave it at its default, auto, which keeps the chart's probe for a broker with a CPU limit, as these have"},
+	} {
+		if got := decidedByDefault(&tc.p); got != tc.want {
+			t.Errorf("%+v: %q, want %q", tc.p, got, tc.want)
+		}
+	}
+}

@@ -119,7 +119,7 @@ rollout:
 # on_boost_300m (the boosted gate on brokers of its own 300m request and limit, the reference),
 # judged by the targets for brokers without a CPU limit → results/rollout/nolimit.{json,md}.
 rollout-nolimit:
-	ROLLOUT_ARGS="--broker-cpu-request none --broker-cpu-limit none --arms off,off_fast,on_default,on_fast,on_boost_300m --name nolimit $(ROLLOUT_ARGS)" bash scripts/rollout.sh
+	ROLLOUT_ARGS="--broker-cpu-request none --broker-cpu-limit none --arms off,off_fast,on_chart,on_default,on_fast_paced,on_boost_300m --name nolimit $(ROLLOUT_ARGS)" bash scripts/rollout.sh
 
 # The same tool, 2 brokers, off and on_fast, 1 rollout each, 5 s probes: fails if the tool is broken. ~5 min.
 rollout-smoke:

@@ -13,10 +13,18 @@ const (
 	ArmOffFast     = "off_fast"     // off with the short broker probe on_fast has, without the gate
 	ArmLBSlowStart = "lb_slowstart" // off + the balancer's slow start: the peers' ramp
 	// ArmOnDefault is the sidecar with its defaults: brokerReadiness.decidedBy auto, which keeps the
-	// chart's 60 s readiness delay on the study's brokers (they always have a CPU limit: Config).
+	// chart's 60 s readiness delay on brokers with a CPU limit and lets the sidecar decide on
+	// brokers without one (as the official chart ships them).
 	ArmOnDefault = "on_default"
-	ArmOnFast    = "on_fast"  // on_default + brokerReadiness.decidedBy sidecar, set: the gate decides
-	ArmOnBoost   = "on_boost" // on_fast + brokerCpuBoost: the broker's CPU limit raised until the sidecar gives it back
+	// ArmOnChart is the sidecar with brokerReadiness.decidedBy chart, set: the chart's delay
+	// whatever the brokers' CPU (on_default's before auto, for studies of brokers without a limit).
+	ArmOnChart = "on_chart"
+	ArmOnFast  = "on_fast" // on_default + brokerReadiness.decidedBy sidecar, set: the gate decides
+	// ArmOnFastPaced is on_fast with the sidecar's probes capped (warmup.maxProbeRate,
+	// Config.PacedRate; by default one broker's share of the study's traffic: the warming pod is
+	// sent no more queries a second than it will serve once in the Service).
+	ArmOnFastPaced = "on_fast_paced"
+	ArmOnBoost     = "on_boost" // on_fast + brokerCpuBoost: the broker's CPU limit raised until the sidecar gives it back
 	// ArmOnBoostFixed is on_boost given back at a fixed time, as kube-startup-cpu-boost and GKE's
 	// startup boost do: no JIT signal, the settle time (Config.BoostFixedHold) after the gate opened.
 	ArmOnBoostFixed = "on_boost_fixed"
@@ -37,7 +45,7 @@ const (
 )
 
 // ArmOrder is every arm, in report order.
-var ArmOrder = []string{ArmOff, ArmOffFast, ArmLBSlowStart, ArmOnDefault, ArmOnFast, ArmOnBoost, ArmOnBoostFixed, ArmOnBoostCompilers, ArmOnBoostGentle, ArmOnBoost300m, ArmOnSlowStart, ArmOnC1}
+var ArmOrder = []string{ArmOff, ArmOffFast, ArmLBSlowStart, ArmOnChart, ArmOnDefault, ArmOnFast, ArmOnFastPaced, ArmOnBoost, ArmOnBoostFixed, ArmOnBoostCompilers, ArmOnBoostGentle, ArmOnBoost300m, ArmOnSlowStart, ArmOnC1}
 
 // StudyArms are the full study's arms by default: the chart as it is, the short probe with and
 // without the gate, the sidecar's defaults, the balancer's ramp. on_slowstart, on_c1,
@@ -65,6 +73,10 @@ type armSpec struct {
 	compilers bool
 	// gentle: the sidecar's probes in flight set by the study (Config.GentleConcurrency).
 	gentle bool
+	// paced: the sidecar's probe rate capped by the study (bed.pacedRate).
+	paced bool
+	// chartDecides: brokerReadiness.decidedBy chart, set (the default auto otherwise).
+	chartDecides bool
 	// ownCPU: the broker's CPU request and limit, whatever the study's ("": the study's).
 	ownCPU string
 }
@@ -79,8 +91,12 @@ func specOf(arm string) (armSpec, error) {
 		return armSpec{slowStart: true}, nil
 	case ArmOnDefault:
 		return armSpec{sidecar: true}, nil
+	case ArmOnChart:
+		return armSpec{sidecar: true, chartDecides: true}, nil
 	case ArmOnFast:
 		return armSpec{sidecar: true, fast: true}, nil
+	case ArmOnFastPaced:
+		return armSpec{sidecar: true, fast: true, paced: true}, nil
 	case ArmOnBoost:
 		return armSpec{sidecar: true, fast: true, boost: true}, nil
 	case ArmOnBoostFixed:

@@ -59,6 +59,8 @@ type bed struct {
 	// that is not the pod's own (127.0.0.1 would be translated to the pod's ports; the controller
 	// listens on every address).
 	controllerURL string
+	// pacedRate is on_fast_paced's warmup.maxProbeRate, set once the study's rate is known.
+	pacedRate float64
 	// jvmOpts is broker.jvmOpts as the base values have it (the chart's, with the JMX agent when
 	// the study loads it): on_boost_compilers adds to it.
 	jvmOpts string
@@ -352,8 +354,17 @@ func (b *bed) injectValues(spec armSpec) (map[string]any, error) {
 	if spec.gentle {
 		warmup["concurrency"] = b.cfg.GentleConcurrency
 	}
-	if spec.fast {
+	if spec.paced {
+		if b.pacedRate <= 0 {
+			return nil, fmt.Errorf("%s: no probe rate to cap at (the study's rate is not known yet)", ArmOnFastPaced)
+		}
+		warmup["maxProbeRate"] = b.pacedRate
+	}
+	switch {
+	case spec.fast:
 		v["brokerReadiness"] = map[string]any{"decidedBy": "sidecar"}
+	case spec.chartDecides:
+		v["brokerReadiness"] = map[string]any{"decidedBy": "chart"}
 	}
 	if _, set := warmup["jvmMetricsUrl"]; !set && b.cfg.JMXAgent {
 		warmup["jvmMetricsUrl"] = jitURL

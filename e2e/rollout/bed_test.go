@@ -31,7 +31,7 @@ func readValues(t *testing.T, path string) map[string]any {
 // scale-out's pod), off_fast the chart's probe as short; a rollout stamps the
 // restartedAt annotation and the replicas are always stated.
 func TestArmsAreChartValues(t *testing.T) {
-	b := &bed{dir: t.TempDir(), base: "base.yaml", controllerURL: "http://127.0.0.2:30001",
+	b := &bed{dir: t.TempDir(), base: "base.yaml", controllerURL: "http://127.0.0.2:30001", pacedRate: 20,
 		cfg: Config{SidecarEnv: map[string]string{"WARMUP_BUDGET": "40s"}, ReadinessPeriod: 2 * time.Second, SidecarProbePeriod: 3 * time.Second,
 			Brokers: 3, BoostCPULimit: "1"}}
 	studyProbe := map[string]any{"periodSeconds": 2.0}
@@ -48,6 +48,10 @@ func TestArmsAreChartValues(t *testing.T) {
 		{ArmOnDefault, studyProbe, map[string]any{"warmup": map[string]any{"budget": "40s", "controllerUrl": "http://127.0.0.2:30001"},
 			"readinessProbe": map[string]any{"periodSeconds": 3.0}}},
 		{ArmOnFast, studyProbe, map[string]any{"warmup": map[string]any{"budget": "40s", "controllerUrl": "http://127.0.0.2:30001"},
+			"readinessProbe": map[string]any{"periodSeconds": 3.0}, "brokerReadiness": map[string]any{"decidedBy": "sidecar"}}},
+		{ArmOnChart, studyProbe, map[string]any{"warmup": map[string]any{"budget": "40s", "controllerUrl": "http://127.0.0.2:30001"},
+			"readinessProbe": map[string]any{"periodSeconds": 3.0}, "brokerReadiness": map[string]any{"decidedBy": "chart"}}},
+		{ArmOnFastPaced, studyProbe, map[string]any{"warmup": map[string]any{"budget": "40s", "controllerUrl": "http://127.0.0.2:30001", "maxProbeRate": 20.0},
 			"readinessProbe": map[string]any{"periodSeconds": 3.0}, "brokerReadiness": map[string]any{"decidedBy": "sidecar"}}},
 		{ArmOnBoost, studyProbe, map[string]any{"warmup": map[string]any{"budget": "40s", "controllerUrl": "http://127.0.0.2:30001"},
 			"readinessProbe": map[string]any{"periodSeconds": 3.0}, "brokerReadiness": map[string]any{"decidedBy": "sidecar"},

@@ -179,7 +179,7 @@ func Method(s *Study) string {
 		"(out of the Service, no pod starting or warmed: the fleet one broker short, the control). lb_slowstart is HAProxy `slowstart %.0fs`.%s Arms interleaved.",
 		p.Chart, p.Helm, p.Kubernetes, p.Etcd, p.Node.CPU, s.Brokers, brokerCPUClause(p.Broker), sidecar,
 		probesClause(s), st.TerminationGraceS, st.PodManagementPolicy, st.UpdateStrategy, brokerJVM(s), s.BenchRows, s.PinotVersion, s.Machine.String(),
-		sidecarRoute(p), decidedByDefault(p), brokerService, p.ProxyMinSyncS, mixName(s), s.RateQPS, rateSource(s), s.TimeoutMs, s.TailS, s.SteadyS, steadyClause(s), s.SlowStartS, boostClause(s)+ownCPUClause(s))
+		sidecarRoute(p), decidedByDefault(p), brokerService, p.ProxyMinSyncS, mixName(s), s.RateQPS, rateSource(s), s.TimeoutMs, s.TailS, s.SteadyS, steadyClause(s), s.SlowStartS, boostClause(s)+pacedClause(s)+ownCPUClause(s))
 }
 
 // decidedByDefault says what the other ON arms' brokerReadiness.decidedBy was: the default the
@@ -271,6 +271,15 @@ func boostClause(s *Study) string {
 	return fmt.Sprintf(" on_boost is on_fast with warmup-inject's brokerCpuBoost: the broker container's CPU limit %s until the sidecar "+
 		"resizes the pod back (%s); "+
 		"on_boost_fixed the same boost with no JIT signal and a settle of %.0f s: given back that long after the gate opened.%s%s", s.BoostCPULimit, rule, s.BoostFixedHoldS, compilersClause(s), gentleClause(s))
+}
+
+// pacedClause says on_fast_paced's cap ("" without the arm).
+func pacedClause(s *Study) string {
+	if s.Arms[ArmOnFastPaced] == nil || s.PacedRate == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" on_fast_paced is on_fast with the sidecar's warmup.maxProbeRate %g probes/s (%.2g× one broker's share of the %.0f QPS).",
+		s.PacedRate, s.PacedRate/(s.RateQPS/float64(max(s.Brokers, 1))), s.RateQPS)
 }
 
 // gentleClause says what on_boost_gentle changed, when the study has it.

@@ -29,7 +29,7 @@ type Platform struct {
 	// DecidedByDefault is the chart's brokerReadiness.decidedBy default the ON arms ran with but
 	// on_fast ("" in studies before auto, when it was chart).
 	DecidedByDefault string `json:"decided_by_default,omitempty"`
-	Node         Node   `json:"node"`
+	Node             Node   `json:"node"`
 	// Broker and Sidecar are the containers' CPU as the StatefulSet's pod template has them
 	// (Sidecar once an ON arm ran).
 	Broker  Resources  `json:"broker_cpu"`

@@ -147,15 +147,17 @@ type Study struct {
 	// limit. Absent before there was more than one: the CPU-limited set.
 	Targets string `json:"targets,omitempty"`
 	// GentleConcurrency is on_boost_gentle's warmup.concurrency (absent without that arm).
-	GentleConcurrency int               `json:"gentle_concurrency,omitempty"`
-	BrokerJVMOpts     []string          `json:"broker_jvm_opts"`
-	Arms              map[string]*Arm   `json:"arms"`
-	Machine           coldstart.Machine `json:"machine"`
-	Notes             []string          `json:"notes,omitempty"`
-	Command           string            `json:"command,omitempty"`
-	Smoke             bool              `json:"smoke,omitempty"`
-	StartedAt         time.Time         `json:"started_at"`
-	FinishedAt        time.Time         `json:"finished_at,omitzero"`
+	GentleConcurrency int `json:"gentle_concurrency,omitempty"`
+	// PacedRate is on_fast_paced's warmup.maxProbeRate (absent without that arm).
+	PacedRate     float64           `json:"paced_rate,omitempty"`
+	BrokerJVMOpts []string          `json:"broker_jvm_opts"`
+	Arms          map[string]*Arm   `json:"arms"`
+	Machine       coldstart.Machine `json:"machine"`
+	Notes         []string          `json:"notes,omitempty"`
+	Command       string            `json:"command,omitempty"`
+	Smoke         bool              `json:"smoke,omitempty"`
+	StartedAt     time.Time         `json:"started_at"`
+	FinishedAt    time.Time         `json:"finished_at,omitzero"`
 }
 
 // LegacyModel is the harness's model of Kubernetes a study made before the test bed recorded, in

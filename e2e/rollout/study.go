@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -115,6 +116,9 @@ type Config struct {
 	BoostCompilers int
 	// GentleConcurrency is on_boost_gentle's warmup.concurrency (default DefaultGentleConcurrency).
 	GentleConcurrency int
+	// PacedRate is on_fast_paced's warmup.maxProbeRate in probes/s; 0: the study's rate over its
+	// brokers (one broker's share of the traffic).
+	PacedRate float64
 	// JMXAgent loads the Prometheus JMX exporter agent in every arm's broker JVM as Pinot's
 	// monitoring guide does (broker.jvmOpts): the ON arms' sidecars get the JIT signal from it
 	// (warmup.jvmMetricsUrl; not on_boost_fixed's) and the study records each pod's compile time.
@@ -208,6 +212,8 @@ func (c Config) check() error {
 	case c.BoostCompilers < 2:
 		// HotSpot refuses fewer than 2 with tiered compilation (one C1, one C2 thread).
 		return fmt.Errorf("boost compilers %d: want ≥ 2 (-XX:CICompilerCount with tiered compilation)", c.BoostCompilers)
+	case c.PacedRate < 0:
+		return fmt.Errorf("paced rate %g: want probes per second ≥ 0 (0: the study's rate over its brokers)", c.PacedRate)
 	case c.GentleConcurrency < 1 || c.GentleConcurrency > 64:
 		// The sidecar clamps WARMUP_CONCURRENCY to [1, 64]: outside it the arm would not run what it says.
 		return fmt.Errorf("gentle concurrency %d: want 1–64 (the sidecar's WARMUP_CONCURRENCY range)", c.GentleConcurrency)
@@ -362,6 +368,10 @@ func RunStudy(ctx context.Context, cfg Config) (_ *Study, err error) {
 		e.study.Notes = append(e.study.Notes, fmt.Sprintf("rate %g/s given: the fleet was first warmed by %s of that load through the Service with every broker in service (not measured)", rate, cfg.FleetWarmup))
 	}
 	e.study.RateQPS = rate
+	if slices.Contains(cfg.Arms, ArmOnFastPaced) {
+		e.bed.pacedRate = pacedRate(cfg, rate)
+		e.study.PacedRate = e.bed.pacedRate
+	}
 	log.Info("rollout study", "arms", cfg.Arms, "rollouts", cfg.Rollouts, "brokers", cfg.Brokers, "rate", rate)
 	for r := range cfg.Rollouts {
 		for k := range cfg.Arms {
@@ -694,6 +704,15 @@ func loadAverage() string {
 	}
 	f := strings.Fields(string(b))
 	return strings.Join(f[:min(3, len(f))], " ")
+}
+
+// pacedRate is on_fast_paced's cap: the configured one, or one broker's share of the study's rate
+// (to 0.1 probes/s).
+func pacedRate(c Config, rate float64) float64 {
+	if c.PacedRate > 0 {
+		return c.PacedRate
+	}
+	return math.Round(10*rate/float64(max(c.Brokers, 1))) / 10
 }
 
 // gentleConcurrency is what the study records of on_boost_gentle's probes in flight: 0 without

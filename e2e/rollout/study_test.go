@@ -119,3 +119,20 @@ func TestBrokersAsTheChartShipsThem(t *testing.T) {
 		t.Errorf("3 pods of limit 1 and no request on 2 cores: %v", err)
 	}
 }
+
+// on_fast_paced's cap is the one given, or one broker's share of the study's rate.
+func TestPacedRateIsOneBrokersShare(t *testing.T) {
+	for _, tc := range []struct {
+		cfg  Config
+		rate float64
+		want float64
+	}{
+		{Config{Brokers: 3}, 60, 20},
+		{Config{Brokers: 3}, 35, 11.7},
+		{Config{Brokers: 3, PacedRate: 5}, 60, 5},
+	} {
+		if got := pacedRate(tc.cfg, tc.rate); got != tc.want {
+			t.Errorf("%+v at %g QPS: %g, want %g", tc.cfg, tc.rate, got, tc.want)
+		}
+	}
+}

@@ -46,6 +46,7 @@ func rolloutCmd(ctx context.Context, args []string, stdout, stderr io.Writer, lo
 		boostLimit = fs.String("boost-cpu-limit", rollout.DefaultBoostCPULimit, "on_boost: the broker container's CPU limit until the sidecar gives it back (warmup-inject's brokerCpuBoost.cpu.limit)")
 		fixedHold  = fs.Duration("boost-fixed-hold", rollout.DefaultBoostFixedHold, "on_boost_fixed: how long after the gate opened the boost is given back (brokerCpuBoost.settle, no JIT signal)")
 		gentle     = fs.Int("gentle-concurrency", rollout.DefaultGentleConcurrency, "on_boost_gentle: the sidecar's warmup.concurrency (probes in flight; its default 4)")
+		paced      = fs.Float64("paced-rate", 0, "on_fast_paced: the sidecar's warmup.maxProbeRate in probes/s (0: the study's rate over its brokers)")
 		compilers  = fs.Int("boost-compilers", rollout.DefaultBoostCompilers, "on_boost_compilers: the broker JVM's -XX:CICompilerCount (the chart's JVM has 2: one C1, one C2 thread)")
 		jmxAgent   = fs.Bool("jmx-agent", true, "load the Prometheus JMX exporter agent in every arm's broker JVM (broker.jvmOpts, as Pinot's monitoring guide does): the ON arms' sidecars read the JIT signal from it (not on_boost_fixed's) and the study records each pod's JIT compile time")
 		initDelay  = fs.Duration("initial-delay", 0, "the broker readiness probe's initialDelaySeconds (broker.probes.readiness; 0: the chart's 60 s)")
@@ -94,7 +95,7 @@ func rolloutCmd(ctx context.Context, args []string, stdout, stderr io.Writer, lo
 	cfg := rollout.Config{
 		Rollouts: *rollouts, ScaleOut: *scaleOut, JavaClient: *javaClient, JavaClientQPS: *javaQPS, Brokers: *brokers, Rate: *rate, FleetWarmup: *fleetWarm, RateFractions: fractions,
 		Warm: *warm, SteadyWait: *steadyWait, Steady: *steady, Tail: *tail, Settle: *settle, PodBound: *podBound, Timeout: *timeout, Mix: mix, MixName: mixName,
-		BrokerCPURequest: *cpuRequest, BrokerCPULimit: *cpuLimit, BoostCPULimit: *boostLimit, BoostFixedHold: *fixedHold, BoostCompilers: *compilers, GentleConcurrency: *gentle, JMXAgent: *jmxAgent, ReadinessDelay: *initDelay, ProxySync: *proxySync, SlowStart: *slowStart, SidecarEnv: sidecarEnv, BasePort: *basePort, BenchRows: *rows,
+		BrokerCPURequest: *cpuRequest, BrokerCPULimit: *cpuLimit, BoostCPULimit: *boostLimit, BoostFixedHold: *fixedHold, BoostCompilers: *compilers, GentleConcurrency: *gentle, PacedRate: *paced, JMXAgent: *jmxAgent, ReadinessDelay: *initDelay, ProxySync: *proxySync, SlowStart: *slowStart, SidecarEnv: sidecarEnv, BasePort: *basePort, BenchRows: *rows,
 		CalibrationLevels: levels, CalibrationStep: *calStep, WorkDir: *workDir, KeepWorkDir: *workDir != "",
 		Out: *out, Name: *name, Notes: notes, Command: "coldstart-bench rollout " + strings.Join(args, " "), Logger: log, Progress: nil,
 	}

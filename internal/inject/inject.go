@@ -97,6 +97,10 @@ func injectAll(r *renderer, docs []manifest, log io.Writer) ([]manifest, []broke
 		if key, derived := aotCacheKey(r.values, t); derived {
 			overrides["brokerJvm"] = map[string]any{"aotCache": map[string]any{"key": key}}
 		}
+		cpuNote := ""
+		if res, note := sidecarCPUOverride(t); res != nil {
+			overrides["resources"], cpuNote = res, note
+		}
 		if cpuBoostOn(r.values) {
 			note, err := cpuBoostOverrides(r.values, t, docs, overrides)
 			if err != nil {
@@ -142,6 +146,9 @@ func injectAll(r *renderer, docs []manifest, log io.Writer) ([]manifest, []broke
 		}
 		fmt.Fprintf(log, prog+": StatefulSet %s: sidecar added (%s%s%s%s%s)\n", t.name, describePort(t.port, brokerURL),
 			describeController(controller), describeJavaOpts(javaOptsEnv, inj.brokerJavaOpts), describeBoost(inj), describeMatch(t, podLabels))
+		if cpuNote != "" {
+			fmt.Fprintf(log, prog+": StatefulSet %s: %s\n", t.name, cpuNote)
+		}
 		gated, gateNote, err := gateBrokerProbes(documentRoot(d.node), t, r.values, by)
 		if err != nil {
 			return nil, nil, inputErr(err)

@@ -44,7 +44,7 @@ livenessProbe:
   {{- toYaml . | nindent 2 }}
   {{- end }}
 resources:
-  {{- toYaml $v.resources | nindent 2 }}
+  {{- include "pinot-broker-warmup.sidecarResources" . | nindent 2 }}
 securityContext:
   {{- toYaml $v.securityContext | nindent 2 }}
 terminationMessagePolicy: FallbackToLogsOnError
@@ -208,4 +208,25 @@ Checks that JSON schema cannot express: they need two values at once or the clus
 {{- end -}}
 {{- end -}}
 {{- include "pinot-broker-warmup.cpuBoostKubeVersion" . -}}
+{{- end -}}
+
+{{/*
+The sidecar's resources (the dict the container is rendered with): .Values.resources, without a
+CPU request where "BrokerResources" says the broker container has no CPU request or limit. The
+kubelet weighs a pod's CPU by the sum of its containers' requests (none: the minimum, 2 shares), so
+the sidecar's own 50m would make a pod of a broker without a request some 25 times heavier than
+its neighbours (docs/design.md, "The sidecar's CPU request"); warmup-inject applies the same rule
+(internal/inject/sidecarcpu.go), and a test holds the two equal.
+*/}}
+{{- define "pinot-broker-warmup.sidecarResources" -}}
+{{- $res := deepCopy (default dict .Values.resources) -}}
+{{- if hasKey . "BrokerResources" -}}
+{{- $b := default dict .BrokerResources -}}
+{{- if not (or (dig "requests" "cpu" "" $b) (dig "limits" "cpu" "" $b)) -}}
+{{- if hasKey $res "requests" -}}
+{{- $_ := unset $res.requests "cpu" -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+{{- toYaml $res -}}
 {{- end -}}

@@ -32,15 +32,7 @@ func WriteSteady(dir, name string, s *SteadyStudy) (jsonPath, mdPath string, err
 
 // ReadSteady reads a steady study's JSON.
 func ReadSteady(path string) (*SteadyStudy, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("read steady study: %w", err)
-	}
-	var s SteadyStudy
-	if err := json.Unmarshal(b, &s); err != nil {
-		return nil, fmt.Errorf("read steady study %s: %w", path, err)
-	}
-	return &s, nil
+	return coldstart.ReadJSON[SteadyStudy](path, "steady study")
 }
 
 // SteadyMarkdown renders one table per figure: a row per slice of the load (then the

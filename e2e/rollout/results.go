@@ -1,7 +1,6 @@
 package rollout
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -60,17 +59,7 @@ func WriteResults(dir, name string, s *Study) (Outputs, error) {
 }
 
 // ReadStudy reads a study's JSON.
-func ReadStudy(path string) (*Study, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("read study: %w", err)
-	}
-	var s Study
-	if err := json.Unmarshal(b, &s); err != nil {
-		return nil, fmt.Errorf("read study %s: %w", path, err)
-	}
-	return &s, nil
-}
+func ReadStudy(path string) (*Study, error) { return coldstart.ReadJSON[Study](path, "study") }
 
 // TimelineArms are the arms of s that have a timeline picture: those with a rollout.
 func TimelineArms(s *Study) []string {

@@ -126,3 +126,13 @@ func clip(line string, col int) string {
 
 // isStart: b begins a UTF-8 character.
 func isStart(b byte) bool { return b&0xC0 != 0x80 }
+
+// containsAll fails for each of wants that out, what is named, lacks.
+func containsAll(t *testing.T, what, out string, wants ...string) {
+	t.Helper()
+	for _, want := range wants {
+		if !strings.Contains(out, want) {
+			t.Errorf("%s lacks %q:\n%s", what, want, out)
+		}
+	}
+}

@@ -25,11 +25,7 @@ func TestRowIsWhatTheReportsTableSays(t *testing.T) {
 	a.Rollouts[1].Cancelled += 7
 	a.ScaleOuts[0].Failed = 3
 	after := rowAgreesWithTable(t, s, "on_default")
-	for _, want := range []string{"lost 0, 7, 0 per rollout, 3 in the scale-out", "(max 9.8)"} {
-		if !strings.Contains(after, want) {
-			t.Errorf("the row after the JSON changed lacks %q: %s", want, after)
-		}
-	}
+	containsAll(t, "the row after the JSON changed", after, "lost 0, 7, 0 per rollout, 3 in the scale-out", "(max 9.8)")
 	if after == before {
 		t.Errorf("a changed JSON left the row as it was: %s", after)
 	}
@@ -78,11 +74,7 @@ func rowAgreesWithTable(t *testing.T, s *rollout.Study, arm string) string {
 			wants = append(wants, strings.Fields(tg.Duration.Figure)[0]+" `off`'s")
 		}
 	}
-	for _, want := range wants {
-		if !strings.Contains(row, want) {
-			t.Errorf("%s's row lacks %q, what the report says: %s", arm, want, row)
-		}
-	}
+	containsAll(t, arm+"'s row (against the report's table)", row, wants...)
 	return row
 }
 
@@ -98,15 +90,11 @@ func TestRowsLinkTheStudysPage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{
+	containsAll(t, "the rows", out,
 		"| your broker | set | measured on the test bed |\n|---|---|---|\n",
 		"| a | `x: 1` | lost 0, 0, 0 per rollout, 0 in the scale-out; ",
 		"; [nolimit-builtin-quarter](rollout.md) |\n",
 		"| b | – | lost 0, 81, 1351 per rollout",
 		"; [latest](../../../../results/rollout/latest.md) |\n",
-	} {
-		if !strings.Contains(out, want) {
-			t.Errorf("rows lack %q:\n%s", want, out)
-		}
-	}
+	)
 }

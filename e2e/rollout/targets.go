@@ -6,8 +6,8 @@ import (
 	"strings"
 )
 
-// The targets a rollout with the gate deciding is held to (docs/benchmarks.md, "Every arm on a
-// mix of your own, and every study against the targets"): nothing lost in any event, each pod's
+// The targets a rollout with the gate deciding is held to (docs/studies/README.md, "Across the
+// rolling-restart studies"): nothing lost in any event, each pod's
 // first 10 s in the Service (and, on CPU-limited brokers, the worst 10 s) within a multiple of
 // the steady p99, a rollout much shorter than the chart's 60 s delay gives, and a warmup that
 // costs the pods in service little. Two sets, by the brokers' CPU limit: on brokers without

@@ -52,25 +52,41 @@ func index(r *Repo, c call) (string, error) {
 	return b.String(), nil
 }
 
+// span is when a page's studies began: the first's start, to the last's when they differ.
+func span(first, last time.Time) string {
+	switch {
+	case first.Equal(last):
+		return first.Format("2006-01-02 15:04 UTC")
+	case first.YearDay() == last.YearDay() && first.Year() == last.Year():
+		return first.Format("2006-01-02 15:04") + " – " + last.Format("15:04 UTC")
+	}
+	return first.Format("2006-01-02 15:04") + " – " + last.Format("2006-01-02 15:04 UTC")
+}
+
 var dateRE = regexp.MustCompile(`\d{4}-\d{2}-\d{2}(?: \d{2}:\d{2})?`)
 
-// indexRow is p's row: when from its JSON's start (the earliest), or from its **When:** line.
+// indexRow is p's row: when from its JSONs' starts (ordered by the last), or from its **When:**
+// line.
 func (r *Repo) indexRow(from string, p studyPage) (indexRow, error) {
 	row := indexRow{title: p.title, link: link(from, p.path), result: p.result}
 	var wheres, loads, arms []string
+	var first time.Time
 	for _, f := range p.files {
 		x, err := r.factsOf(f)
 		if err != nil {
 			return row, fmt.Errorf("%s: %w", p.path, err)
 		}
-		if !x.start.IsZero() && (row.at.IsZero() || x.start.Before(row.at)) {
+		if !x.start.IsZero() && (first.IsZero() || x.start.Before(first)) {
+			first = x.start
+		}
+		if x.start.After(row.at) {
 			row.at = x.start
 		}
 		wheres, loads, arms = addNew(wheres, x.where), addNew(loads, x.load), addNew(arms, x.arms...)
 	}
 	switch {
 	case !row.at.IsZero():
-		row.when = row.at.UTC().Format("2006-01-02 15:04 UTC")
+		row.when = span(first.UTC(), row.at.UTC())
 	case p.when != "":
 		m := dateRE.FindString(p.when)
 		t, err := time.Parse("2006-01-02 15:04", m)

@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// The index lists every study page newest first (by its JSON's start, or its **When:** line),
+// The index lists every study page newest first (by its JSONs' last start, or its **When:** line),
 // each by its title, with where, the mix and load and the arms from its JSON and its result.
 func TestIndexListsThePagesNewestFirst(t *testing.T) {
 	r := NewRepo(root)
@@ -26,9 +26,9 @@ func TestIndexListsThePagesNewestFirst(t *testing.T) {
 	}
 	containsAll(t, "the index", out,
 		"| when | study | where | mix and load | arms | result |\n",
-		"| 2026-12-06 20:26 UTC | [Rolling restarts of brokers without a CPU limit (a test page)](rollout.md) | Kubernetes test bed: 3 brokers, no CPU limit | builtin, 40 QPS (25 % of capacity); builtin, 60 QPS",
+		"| 2026-12-06 20:26 – 2026-12-07 01:00 UTC | [Rolling restarts of brokers without a CPU limit (a test page)](rollout.md) | Kubernetes test bed: 3 brokers, no CPU limit | builtin, 40 QPS (25 % of capacity); builtin, 60 QPS",
 		"| `off`, `off_fast`, `on_chart`, `on_default`, `on_fast_paced`, `on_fast`, `on_boost_300m` | a page of the studies package's tests, its blocks rendered from committed studies. |\n",
-		"| 2026-12-03 14:15 UTC | [The broker's JDK and C1 on the dashboard and reduce mixes (a test page)](jdk25.md) | local cluster: 1 broker, 2 CPUs | dashboard, 110 QPS; reduce, 30 QPS |",
+		"| 2026-12-03 14:15 – 18:16 UTC | [The broker's JDK and C1 on the dashboard and reduce mixes (a test page)](jdk25.md) | local cluster: 1 broker, 2 CPUs | dashboard, 110 QPS; reduce, 30 QPS |",
 		"| 2026-11-30, on the development machine. | [The sidecar's own cost (a test page)](prose.md) | – | – | – | a page with no study JSON",
 	)
 	if strings.Contains(out, "(README.md)") {

@@ -242,8 +242,8 @@ func maxVerdict(ratios []float64, limit float64, what, none string) Verdict {
 	return Verdict{Known: true, Met: over == 0, Figure: fig}
 }
 
-// targetsSection is the report's table of every arm against the targets.
-func targetsSection(s *Study) string {
+// TargetsSection is the report's table of every arm against the targets.
+func TargetsSection(s *Study) string {
 	ts := Targets(s)
 	if len(ts) == 0 {
 		return ""

@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// Targets of the issue, for the sidecar's defaults (on_default) on every mix: the cold
+// The cold-start study's targets, for the sidecar's defaults (on_default) on every mix: the cold
 // cancellation rate cut by ≥ 99% against OFF (means), cold p99 within 2× the arm's own warm
 // p99 (medians), and every warmup inside the sidecar's 15 s default budget (max). Every ON
 // arm is judged against them, so the arms can be compared.
@@ -141,7 +141,7 @@ func Warnings(s *Study) string {
 	return b.String()
 }
 
-// TargetsTable is every ON arm against the issue's targets ("" for a study without an ON arm).
+// TargetsTable is every ON arm against the cold-start study's targets ("" for a study without an ON arm).
 func TargetsTable(s *Study) string {
 	vs := Verdicts(s)
 	if len(vs) == 0 {
@@ -164,7 +164,7 @@ func TargetsTable(s *Study) string {
 	for _, v := range vs {
 		fmt.Fprintf(&b, " %s |", warmupCell(v))
 	}
-	fmt.Fprintf(&b, "\n\nThe targets are the issue's for %s (the sidecar's defaults); the other ON arms are judged alike for comparison. "+
+	fmt.Fprintf(&b, "\n\nThe targets are the cold-start study's for %s (the sidecar's defaults); the other ON arms are judged alike for comparison. "+
 		"A missed target says by how much.\n", ArmOnDefault)
 	return b.String()
 }

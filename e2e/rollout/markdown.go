@@ -538,7 +538,7 @@ func JavaSection(s *Study) string {
 	return b.String()
 }
 
-// Bound is what a rollout may cost by the target: per re-created pod, its termination, the
+// Bound is what a rollout may cost by the study's target: per re-created pod, its termination, the
 // later of the broker probe's initial delay and its start → healthy plus the sidecar's budget (ON
 // arms), one probe period of granularity, the Service's propagation (the proxy's min sync period;
 // the former model's propagation) and minReadySeconds.

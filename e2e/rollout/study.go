@@ -54,7 +54,7 @@ const (
 	DefaultBrokerCPULimit   = "300m"
 	// DefaultBoostCPULimit is on_boost's limit while boosted: one of the node's 2 cores.
 	DefaultBoostCPULimit = "1"
-	// DefaultBoostFixedHold is on_boost_fixed's boost after the gate opened: the anchor,
+	// DefaultBoostFixedHold is on_boost_fixed's boost after the gate opened: the study's anchor,
 	// "until Ready + 60 s".
 	DefaultBoostFixedHold = 60 * time.Second
 	// DefaultBoostCompilers is on_boost_compilers' -XX:CICompilerCount: one C1 and three C2

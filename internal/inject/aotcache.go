@@ -6,6 +6,9 @@ import (
 	"regexp"
 
 	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/chartvalues"
+	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/yamlnode"
 )
 
 // maxAOTKey is the longest cache key (the schema's brokerJvm.aotCache.key maxLength).
@@ -18,10 +21,10 @@ var notKeyChar = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 // image, with another JDK build or other jars, looks for another file and finds none, instead
 // of a stale cache. A long reference keeps its start and a hash of the whole.
 func aotCacheKey(values map[string]any, t brokerTarget) (key string, derived bool) {
-	if on, _ := lookup(values, "brokerJvm", "aotCache", "enabled").(bool); !on {
+	if on, _ := chartvalues.Lookup(values, "brokerJvm", "aotCache", "enabled").(bool); !on {
 		return "", false
 	}
-	if k, _ := lookup(values, "brokerJvm", "aotCache", "key").(string); k != "" {
+	if k, _ := chartvalues.Lookup(values, "brokerJvm", "aotCache", "key").(string); k != "" {
 		return k, false
 	}
 	key = notKeyChar.ReplaceAllString(t.image, "-")
@@ -38,14 +41,14 @@ func addBrokerMounts(stsRoot *yaml.Node, containerName string, mounts []*yaml.No
 	if len(mounts) == 0 {
 		return false
 	}
-	broker := namedEntry(at(stsRoot, "spec", "template", "spec", "containers"), containerName)
+	broker := yamlnode.NamedEntry(yamlnode.At(stsRoot, "spec", "template", "spec", "containers"), containerName)
 	if broker == nil {
 		return false
 	}
 	names := map[string]bool{}
 	for _, m := range mounts {
-		names[nameOf(m)] = true
+		names[yamlnode.NameOf(m)] = true
 	}
-	removeNamed(mapValue(broker, "volumeMounts"), names)
+	removeNamed(yamlnode.MapValue(broker, "volumeMounts"), names)
 	return appendAll(broker, "volumeMounts", mounts)
 }

@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/yamlnode"
 )
 
 // addListener appends the loopback listener to the broker's config ConfigMap.
@@ -16,7 +18,7 @@ func addListener(docs []manifest, configMaps map[string]int, t brokerTarget, lin
 	if !ok {
 		return fmt.Errorf("loopbackListener.enabled: ConfigMap %s (broker config of StatefulSet %s) is not in the manifests", t.configMap.name, t.name)
 	}
-	v := at(documentRoot(docs[i].node), "data", t.configMap.key)
+	v := yamlnode.At(yamlnode.DocumentRoot(docs[i].node), "data", t.configMap.key)
 	if v == nil || v.Kind != yaml.ScalarNode {
 		return fmt.Errorf("loopbackListener.enabled: ConfigMap %s has no data key %q", t.configMap.name, t.configMap.key)
 	}

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/chartvalues"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/kubeapi"
 )
 
@@ -14,7 +15,7 @@ const sidecarContainer = "warmup-sidecar"
 
 // cpuBoostOn: brokerCpuBoost.enabled in the values.
 func cpuBoostOn(values map[string]any) bool {
-	on, _ := lookup(values, "brokerCpuBoost", "enabled").(bool)
+	on, _ := chartvalues.Lookup(values, "brokerCpuBoost", "enabled").(bool)
 	return on
 }
 
@@ -61,8 +62,8 @@ func planCPUBoost(values map[string]any, t brokerTarget, docs []manifest) (map[s
 		}
 		milli[name] = m
 	}
-	boostReq := quantityValue(lookup(values, "brokerCpuBoost", "cpu", "request"))
-	boostLim := quantityValue(lookup(values, "brokerCpuBoost", "cpu", "limit"))
+	boostReq := quantityValue(chartvalues.Lookup(values, "brokerCpuBoost", "cpu", "request"))
+	boostLim := quantityValue(chartvalues.Lookup(values, "brokerCpuBoost", "cpu", "limit"))
 	if boostReq == "" && boostLim == "" {
 		return fail("set brokerCpuBoost.cpu.limit (and/or cpu.request): the broker container's CPU while boosted")
 	}
@@ -112,7 +113,7 @@ func planCPUBoost(values map[string]any, t brokerTarget, docs []manifest) (map[s
 		target["limit"] = kubeapi.FormatCPU(lim)
 	}
 	boost := map[string]any{"target": target, "statefulSetName": t.name}
-	if asInt(lookup(values, "brokerCpuBoost", "maxReplicas")) <= 0 {
+	if asInt(chartvalues.Lookup(values, "brokerCpuBoost", "maxReplicas")) <= 0 {
 		boost["maxReplicas"] = max(t.replicas, 1)
 	}
 	sa, note, err := planServiceAccount(values, t, docs)
@@ -142,7 +143,7 @@ func cpuBoostOverrides(values map[string]any, t brokerTarget, docs []manifest, o
 // (the API server refuses a resize that changes it): with every other container of the pod
 // Guaranteed-shaped (the sidecar too), the broker's must be the same boosted and configured.
 func keepsQoS(values map[string]any, t brokerTarget, newReq, newLim int64, hasLim bool) error {
-	side := valuesResources(lookup(values, "resources"))
+	side := valuesResources(chartvalues.Lookup(values, "resources"))
 	if !guaranteedShape(side) {
 		return nil
 	}

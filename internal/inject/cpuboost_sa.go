@@ -5,6 +5,8 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/chartvalues"
 )
 
 // planServiceAccount decides who holds the boost's resize right for one StatefulSet: the values
@@ -18,8 +20,8 @@ import (
 //     is in the manifests (values given for the boost's win); when it is not, the note says
 //     nothing could be carried.
 func planServiceAccount(values map[string]any, t brokerTarget, docs []manifest) (map[string]any, string, error) {
-	create, _ := lookup(values, "brokerCpuBoost", "serviceAccount", "create").(bool)
-	name, _ := lookup(values, "brokerCpuBoost", "serviceAccount", "name").(string)
+	create, _ := chartvalues.Lookup(values, "brokerCpuBoost", "serviceAccount", "create").(bool)
+	name, _ := chartvalues.Lookup(values, "brokerCpuBoost", "serviceAccount", "name").(string)
 	out := map[string]any{}
 	switch {
 	case !create && name == "":
@@ -96,7 +98,7 @@ func carry(out map[string]any, values map[string]any, prev chartServiceAccount, 
 	for k, v := range prev.annotations {
 		annotations[k] = v
 	}
-	given, _ := lookup(values, "brokerCpuBoost", "serviceAccount", "annotations").(map[string]any)
+	given, _ := chartvalues.Lookup(values, "brokerCpuBoost", "serviceAccount", "annotations").(map[string]any)
 	maps.Copy(annotations, given)
 	if len(annotations) > 0 {
 		out["annotations"] = annotations
@@ -105,7 +107,7 @@ func carry(out map[string]any, values map[string]any, prev chartServiceAccount, 
 	if len(prev.annotations) > 0 {
 		carried = append(carried, "annotations ("+strings.Join(slices.Sorted(maps.Keys(prev.annotations)), ", ")+")")
 	}
-	if secrets, _ := lookup(values, "brokerCpuBoost", "serviceAccount", "imagePullSecrets").([]any); len(secrets) == 0 && len(prev.pullSecrets) > 0 {
+	if secrets, _ := chartvalues.Lookup(values, "brokerCpuBoost", "serviceAccount", "imagePullSecrets").([]any); len(secrets) == 0 && len(prev.pullSecrets) > 0 {
 		var list []any
 		for _, s := range prev.pullSecrets {
 			list = append(list, map[string]any{"name": s})

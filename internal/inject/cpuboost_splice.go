@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/yamlnode"
 )
 
 // spliceCPUBoost puts brokerCpuBoost into a broker StatefulSet's pod: the broker container's CPU
@@ -16,37 +18,37 @@ func spliceCPUBoost(stsRoot *yaml.Node, containerName string, inj injection) boo
 	if cpu.request == "" && cpu.limit == "" {
 		return false
 	}
-	pod := at(stsRoot, "spec", "template", "spec")
-	broker := namedEntry(at(pod, "containers"), containerName)
+	pod := yamlnode.At(stsRoot, "spec", "template", "spec")
+	broker := yamlnode.NamedEntry(yamlnode.At(pod, "containers"), containerName)
 	if pod == nil || broker == nil {
 		return false
 	}
-	res := mappingAt(broker, "resources")
-	setScalar(mappingAt(res, "requests"), "cpu", cpu.request, yaml.DoubleQuotedStyle)
+	res := yamlnode.MappingAt(broker, "resources")
+	yamlnode.SetScalar(yamlnode.MappingAt(res, "requests"), "cpu", cpu.request, yaml.DoubleQuotedStyle)
 	if cpu.limit != "" {
-		setScalar(mappingAt(res, "limits"), "cpu", cpu.limit, yaml.DoubleQuotedStyle)
+		yamlnode.SetScalar(yamlnode.MappingAt(res, "limits"), "cpu", cpu.limit, yaml.DoubleQuotedStyle)
 	}
-	policies := sequenceAt(broker, "resizePolicy")
+	policies := yamlnode.SequenceAt(broker, "resizePolicy")
 	var cpuPolicy *yaml.Node
 	for _, p := range policies.Content {
-		if v := mapValue(p, "resourceName"); v != nil && v.Value == "cpu" {
+		if v := yamlnode.MapValue(p, "resourceName"); v != nil && v.Value == "cpu" {
 			cpuPolicy = p
 		}
 	}
 	if cpuPolicy == nil {
 		cpuPolicy = &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
 		policies.Content = append(policies.Content, cpuPolicy)
-		setScalar(cpuPolicy, "resourceName", "cpu", 0)
+		yamlnode.SetScalar(cpuPolicy, "resourceName", "cpu", 0)
 	}
-	setScalar(cpuPolicy, "restartPolicy", "NotRequired", 0)
+	yamlnode.SetScalar(cpuPolicy, "restartPolicy", "NotRequired", 0)
 	if inj.serviceAccount != "" {
-		setScalar(pod, "serviceAccountName", inj.serviceAccount, 0)
-		if old := mapValue(pod, "serviceAccount"); old != nil { // the deprecated alias must agree
+		yamlnode.SetScalar(pod, "serviceAccountName", inj.serviceAccount, 0)
+		if old := yamlnode.MapValue(pod, "serviceAccount"); old != nil { // the deprecated alias must agree
 			old.Value = inj.serviceAccount
 		}
 	}
 	if inj.noAutomount {
-		v := mapValue(pod, "automountServiceAccountToken")
+		v := yamlnode.MapValue(pod, "automountServiceAccountToken")
 		if v == nil {
 			pod.Content = append(pod.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: "automountServiceAccountToken"}, &yaml.Node{Kind: yaml.ScalarNode})
 			v = pod.Content[len(pod.Content)-1]
@@ -54,36 +56,6 @@ func spliceCPUBoost(stsRoot *yaml.Node, containerName string, inj injection) boo
 		*v = yaml.Node{Kind: yaml.ScalarNode, Tag: "!!bool", Value: "false"}
 	}
 	return true
-}
-
-// mappingAt returns the block mapping under key, creating it (or replacing a null or empty flow
-// value such as the official chart's "securityContext: {}") when needed.
-func mappingAt(m *yaml.Node, key string) *yaml.Node {
-	v := mapValue(m, key)
-	if v != nil && v.Kind == yaml.MappingNode {
-		if len(v.Content) == 0 {
-			v.Style = 0
-		}
-		return v
-	}
-	n := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
-	if v != nil {
-		*v = *n
-		return v
-	}
-	m.Content = append(m.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: key}, n)
-	return n
-}
-
-// setScalar sets key to a string value in a mapping, in place when the key is there.
-func setScalar(m *yaml.Node, key, value string, style yaml.Style) {
-	n := yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: value, Style: style}
-	if v := mapValue(m, key); v != nil {
-		n.LineComment = v.LineComment
-		*v = n
-		return
-	}
-	m.Content = append(m.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: key}, &n)
 }
 
 // objectsHeader opens each object inject adds to the stream, like Helm's "# Source:" lines.

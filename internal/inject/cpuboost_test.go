@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/yamlnode"
 )
 
 // withBrokerCPU is a fixture with the broker container's resources replaced (nil: removed)
@@ -21,18 +23,18 @@ func withBrokerCPU(t *testing.T, name string, res map[string]map[string]string, 
 		if docs[i].obj.Kind != "StatefulSet" || docs[i].obj.Metadata.Name != "pinot-broker" {
 			continue
 		}
-		root := documentRoot(docs[i].node)
-		pod := at(root, "spec", "template", "spec")
-		broker := namedEntry(at(pod, "containers"), "broker")
-		r := mappingAt(broker, "resources")
+		root := yamlnode.DocumentRoot(docs[i].node)
+		pod := yamlnode.At(root, "spec", "template", "spec")
+		broker := yamlnode.NamedEntry(yamlnode.At(pod, "containers"), "broker")
+		r := yamlnode.MappingAt(broker, "resources")
 		r.Content = nil
 		for _, kind := range []string{"requests", "limits"} {
 			if len(res[kind]) == 0 {
 				continue
 			}
-			m := mappingAt(r, kind)
+			m := yamlnode.MappingAt(r, kind)
 			for k, v := range res[kind] {
-				setScalar(m, k, v, 0)
+				yamlnode.SetScalar(m, k, v, 0)
 			}
 		}
 		if edit != nil {

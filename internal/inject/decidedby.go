@@ -1,6 +1,10 @@
 package inject
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/chartvalues"
+)
 
 // brokerReadiness.decidedBy: auto (the default) resolves per broker StatefulSet. The gate decides
 // (sidecar) when the broker container has no CPU limit, as the official chart ships it, or when
@@ -35,6 +39,6 @@ func decidedBy(setting, cpuLimit string, boost bool) (by, why string) {
 // brokerDecidedBy is decidedBy for one broker StatefulSet, from the values and the broker
 // container's CPU limit before any boost (an earlier run's boost raised it: configuredCPU).
 func brokerDecidedBy(values map[string]any, t brokerTarget) (by, why string) {
-	setting, _ := lookup(values, "brokerReadiness", "decidedBy").(string)
+	setting, _ := chartvalues.Lookup(values, "brokerReadiness", "decidedBy").(string)
 	return decidedBy(setting, configuredCPU(t).limit, cpuBoostOn(values))
 }

@@ -9,6 +9,8 @@ import (
 
 	yaml "go.yaml.in/yaml/v3"
 	"helm.sh/helm/v3/pkg/chart"
+
+	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/chartvalues"
 )
 
 // gatedReadiness is the official chart's broker readinessProbe timing (60 s, 10 s x 10) gated.
@@ -95,7 +97,7 @@ func TestValuesRouteAutoGatesTheOfficialBroker(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			overlay, _ := runValuesRoute(t, renderOfficial(t, yamlMap(t, tc.pinot)), "{}\n")
-			got, _ := lookup(yamlMap(t, overlay), "broker", "probes", "readiness").(map[string]any)
+			got, _ := chartvalues.Lookup(yamlMap(t, overlay), "broker", "probes", "readiness").(map[string]any)
 			if tc.want == nil && got != nil || tc.want != nil && !reflect.DeepEqual(got, tc.want) {
 				t.Errorf("broker.probes.readiness %v, want %v\n%s", got, tc.want, overlay)
 			}

@@ -3,6 +3,9 @@ package inject
 import (
 	"fmt"
 	"io"
+
+	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/chartvalues"
+	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/yamlnode"
 )
 
 // inject adds the sidecar to every broker StatefulSet in the manifests read from in and writes
@@ -46,10 +49,10 @@ func inject(r *renderer, in io.Reader, out, log io.Writer) error {
 // the pods (brokerCpuBoost's ServiceAccount, Role, RoleBinding and admission policy) at the end.
 // It returns the broker StatefulSets it edited with the documents.
 func injectAll(r *renderer, docs []manifest, log io.Writer) ([]manifest, []brokerTarget, error) {
-	podLabels := stringMap(lookup(r.values, "brokerPodLabels"))
-	containerName, _ := lookup(r.values, "brokerContainerName").(string)
-	javaOptsEnv, _ := lookup(r.values, "brokerJvm", "javaOptsEnv").(string)
-	brokerURL, _ := lookup(r.values, "warmup", "brokerUrl").(string)
+	podLabels := stringMap(chartvalues.Lookup(r.values, "brokerPodLabels"))
+	containerName, _ := chartvalues.Lookup(r.values, "brokerContainerName").(string)
+	javaOptsEnv, _ := chartvalues.Lookup(r.values, "brokerJvm", "javaOptsEnv").(string)
+	brokerURL, _ := chartvalues.Lookup(r.values, "warmup", "brokerUrl").(string)
 	var services []service
 	configMaps := map[string]int{} // namespace/name -> index
 	var targets []brokerTarget
@@ -122,7 +125,7 @@ func injectAll(r *renderer, docs []manifest, log io.Writer) ([]manifest, []broke
 			return nil, nil, usageErr(fmt.Errorf("StatefulSet %s: %w", t.name, err))
 		}
 		d := &docs[t.index]
-		if splicePod(documentRoot(d.node), inj) {
+		if splicePod(yamlnode.DocumentRoot(d.node), inj) {
 			d.changed = true
 		}
 		if inj.brokerConfig != "" {
@@ -130,17 +133,17 @@ func injectAll(r *renderer, docs []manifest, log io.Writer) ([]manifest, []broke
 				return nil, nil, inputErr(err)
 			}
 		}
-		if addBrokerMounts(documentRoot(d.node), t.container, inj.brokerVolumeMounts) {
+		if addBrokerMounts(yamlnode.DocumentRoot(d.node), t.container, inj.brokerVolumeMounts) {
 			d.changed = true
 		}
 		if inj.brokerJavaOpts != "" {
-			changed, err := addJavaOpts(documentRoot(d.node), t, javaOptsEnv, inj.brokerJavaOpts, jvmLevers(r.values))
+			changed, err := addJavaOpts(yamlnode.DocumentRoot(d.node), t, javaOptsEnv, inj.brokerJavaOpts, jvmLevers(r.values))
 			if err != nil {
 				return nil, nil, inputErr(err)
 			}
 			d.changed = d.changed || changed
 		}
-		if spliceCPUBoost(documentRoot(d.node), t.container, inj) {
+		if spliceCPUBoost(yamlnode.DocumentRoot(d.node), t.container, inj) {
 			d.changed = true
 			objects = append(objects, boostObjects{t.name, inj.cpuBoostObjects})
 		}
@@ -149,7 +152,7 @@ func injectAll(r *renderer, docs []manifest, log io.Writer) ([]manifest, []broke
 		if cpuNote != "" {
 			fmt.Fprintf(log, prog+": StatefulSet %s: %s\n", t.name, cpuNote)
 		}
-		gated, gateNote, err := gateBrokerProbes(documentRoot(d.node), t, r.values, by)
+		gated, gateNote, err := gateBrokerProbes(yamlnode.DocumentRoot(d.node), t, r.values, by)
 		if err != nil {
 			return nil, nil, inputErr(err)
 		}
@@ -184,11 +187,11 @@ func describePort(port int, brokerURL string) string {
 // needsController: an enabled sidecar needs a controller URL unless the values name one, or
 // name the tables or queries to probe (DESIGN.md, WARMUP_CONTROLLER_URL).
 func needsController(values map[string]any) bool {
-	if on, _ := lookup(values, "warmup", "enabled").(bool); !on {
+	if on, _ := chartvalues.Lookup(values, "warmup", "enabled").(bool); !on {
 		return false
 	}
 	for _, k := range []string{"controllerUrl", "tables", "queries"} {
-		switch v := lookup(values, "warmup", k).(type) {
+		switch v := chartvalues.Lookup(values, "warmup", k).(type) {
 		case string:
 			if v != "" {
 				return false

@@ -5,6 +5,9 @@ import (
 	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/chartvalues"
+	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/yamlnode"
 )
 
 // addJavaOpts appends the chart's broker JVM options (brokerJvm; levers names the values that
@@ -18,11 +21,11 @@ import (
 // of the same name already there (-XX:TieredStopAtLevel=4) is replaced, since the values asked
 // for this one. Reports whether the value changed.
 func addJavaOpts(stsRoot *yaml.Node, t brokerTarget, envName, opts, levers string) (bool, error) {
-	broker := namedEntry(at(stsRoot, "spec", "template", "spec", "containers"), t.container)
-	entries := namedEntries(mapValue(broker, "env"), envName)
+	broker := yamlnode.NamedEntry(yamlnode.At(stsRoot, "spec", "template", "spec", "containers"), t.container)
+	entries := namedEntries(yamlnode.MapValue(broker, "env"), envName)
 	if len(entries) == 0 {
 		fromEnvFrom := ""
-		if len(items(mapValue(broker, "envFrom"))) > 0 {
+		if len(yamlnode.Items(yamlnode.MapValue(broker, "envFrom"))) > 0 {
 			fromEnvFrom = "; its envFrom may set it, which warmup-inject cannot edit"
 		}
 		return false, fmt.Errorf("%s: container %q of StatefulSet %s has no env %s with a literal value to add %q to%s "+
@@ -30,10 +33,10 @@ func addJavaOpts(stsRoot *yaml.Node, t brokerTarget, envName, opts, levers strin
 			levers, t.container, t.name, envName, opts, fromEnvFrom)
 	}
 	v := entries[len(entries)-1]
-	value := mapValue(v, "value")
-	if mapValue(v, "valueFrom") != nil || value == nil || value.Kind != yaml.ScalarNode {
+	value := yamlnode.MapValue(v, "value")
+	if yamlnode.MapValue(v, "valueFrom") != nil || value == nil || value.Kind != yaml.ScalarNode {
 		what := "has no literal value"
-		if mapValue(v, "valueFrom") != nil {
+		if yamlnode.MapValue(v, "valueFrom") != nil {
 			what = "takes its value from valueFrom"
 		}
 		return false, fmt.Errorf("%s: container %q of StatefulSet %s: the env entry %s the kubelet uses "+
@@ -52,10 +55,10 @@ func addJavaOpts(stsRoot *yaml.Node, t brokerTarget, envName, opts, levers strin
 // jvmLevers names the values that ask for broker JVM options, for messages.
 func jvmLevers(values map[string]any) string {
 	var on []string
-	if c1, _ := lookup(values, "brokerJvm", "c1Only").(bool); c1 {
+	if c1, _ := chartvalues.Lookup(values, "brokerJvm", "c1Only").(bool); c1 {
 		on = append(on, "brokerJvm.c1Only")
 	}
-	if aot, _ := lookup(values, "brokerJvm", "aotCache", "enabled").(bool); aot {
+	if aot, _ := chartvalues.Lookup(values, "brokerJvm", "aotCache", "enabled").(bool); aot {
 		on = append(on, "brokerJvm.aotCache")
 	}
 	if len(on) == 0 {
@@ -117,23 +120,10 @@ func javaOptName(opt string) string {
 // namedEntries are the entries of a sequence whose name is name, in order.
 func namedEntries(seq *yaml.Node, name string) []*yaml.Node {
 	var out []*yaml.Node
-	for _, n := range items(seq) {
-		if nameOf(n) == name {
+	for _, n := range yamlnode.Items(seq) {
+		if yamlnode.NameOf(n) == name {
 			out = append(out, n)
 		}
 	}
 	return out
-}
-
-// namedEntry is the first entry of a sequence whose name is name, or nil.
-func namedEntry(seq *yaml.Node, name string) *yaml.Node {
-	if seq == nil || seq.Kind != yaml.SequenceNode {
-		return nil
-	}
-	for _, n := range seq.Content {
-		if nameOf(n) == name {
-			return n
-		}
-	}
-	return nil
 }

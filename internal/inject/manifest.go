@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/yamlnode"
 )
 
 // manifest is one document of the stream with its parsed node tree (nil when it holds only
@@ -33,7 +35,7 @@ func parseStream(raw []byte) ([]manifest, error) {
 		if err := yaml.Unmarshal([]byte(d.body), &node); err != nil {
 			return nil, fmt.Errorf("manifest document %d (line %d) is not valid YAML: %w", n+1, m.line, err)
 		}
-		if root := documentRoot(&node); root != nil {
+		if root := yamlnode.DocumentRoot(&node); root != nil {
 			if root.Kind != yaml.MappingNode {
 				return nil, fmt.Errorf("manifest document %d (line %d) is not a Kubernetes object: want a mapping, got %s", n+1, m.line, kindName(root))
 			}

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/yamlnode"
 )
 
 // The values route: what the post-renderer does to the official Pinot chart's broker
@@ -50,38 +52,38 @@ func officialValues(e brokerEdit) (*yaml.Node, error) {
 	if e.container != officialBrokerContainer {
 		return fail("the broker container is %q: the values route is for the official Pinot chart, whose broker container is %q (use the post-renderer)", e.container, officialBrokerContainer)
 	}
-	podBefore, podAfter := at(e.before, "spec", "template", "spec"), at(e.after, "spec", "template", "spec")
-	if !hasNamed(mapValue(podBefore, "volumes"), officialConfigVolume) {
+	podBefore, podAfter := yamlnode.At(e.before, "spec", "template", "spec"), yamlnode.At(e.after, "spec", "template", "spec")
+	if !hasNamed(yamlnode.MapValue(podBefore, "volumes"), officialConfigVolume) {
 		return fail("the pod has no volume %q: not the official Pinot chart's broker (use the post-renderer)", officialConfigVolume)
 	}
 	if err := sameExcept(podBefore, podAfter, "pod spec", "initContainers", "volumes", "containers"); err != nil {
 		return fail("%v", err)
 	}
-	bBefore := namedEntry(mapValue(podBefore, "containers"), e.container)
-	bAfter := namedEntry(mapValue(podAfter, "containers"), e.container)
-	if err := sameContainersBut(mapValue(podBefore, "containers"), mapValue(podAfter, "containers"), e.container); err != nil {
+	bBefore := yamlnode.NamedEntry(yamlnode.MapValue(podBefore, "containers"), e.container)
+	bAfter := yamlnode.NamedEntry(yamlnode.MapValue(podAfter, "containers"), e.container)
+	if err := sameContainersBut(yamlnode.MapValue(podBefore, "containers"), yamlnode.MapValue(podAfter, "containers"), e.container); err != nil {
 		return fail("%v", err)
 	}
 	if err := sameExcept(bBefore, bAfter, "broker container", "env", "resources", "readinessProbe", "startupProbe", "volumeMounts", "resizePolicy"); err != nil {
 		return fail("%v", err)
 	}
-	if err := defaultResizePolicy(mapValue(bBefore, "resizePolicy"), mapValue(bAfter, "resizePolicy")); err != nil {
+	if err := defaultResizePolicy(yamlnode.MapValue(bBefore, "resizePolicy"), yamlnode.MapValue(bAfter, "resizePolicy")); err != nil {
 		return fail("%v", err)
 	}
 
 	broker := newMapping()
-	if !sameNode(mapValue(podBefore, "initContainers"), mapValue(podAfter, "initContainers")) {
-		setKey(broker, "initContainers", mapValue(podAfter, "initContainers"))
+	if !sameNode(yamlnode.MapValue(podBefore, "initContainers"), yamlnode.MapValue(podAfter, "initContainers")) {
+		setKey(broker, "initContainers", yamlnode.MapValue(podAfter, "initContainers"))
 	}
-	if err := envValues(broker, mapValue(bBefore, "env"), mapValue(bAfter, "env")); err != nil {
+	if err := envValues(broker, yamlnode.MapValue(bBefore, "env"), yamlnode.MapValue(bAfter, "env")); err != nil {
 		return fail("%v", err)
 	}
-	if r := mapValue(bAfter, "resources"); !sameNode(mapValue(bBefore, "resources"), r) {
+	if r := yamlnode.MapValue(bAfter, "resources"); !sameNode(yamlnode.MapValue(bBefore, "resources"), r) {
 		setKey(broker, "resources", r)
 	}
 	probes := newMapping()
 	for _, p := range []struct{ key, value string }{{"readinessProbe", "readiness"}, {"startupProbe", "startup"}} {
-		if pr := mapValue(bAfter, p.key); !sameNode(mapValue(bBefore, p.key), pr) {
+		if pr := yamlnode.MapValue(bAfter, p.key); !sameNode(yamlnode.MapValue(bBefore, p.key), pr) {
 			setKey(probes, p.value, probeValues(pr))
 		}
 	}
@@ -89,10 +91,10 @@ func officialValues(e brokerEdit) (*yaml.Node, error) {
 		setKey(broker, "probes", probes)
 	}
 	persistence := newMapping()
-	if v := withoutNamed(mapValue(podAfter, "volumes"), officialConfigVolume); !sameNode(withoutNamed(mapValue(podBefore, "volumes"), officialConfigVolume), v) {
+	if v := withoutNamed(yamlnode.MapValue(podAfter, "volumes"), officialConfigVolume); !sameNode(withoutNamed(yamlnode.MapValue(podBefore, "volumes"), officialConfigVolume), v) {
 		setKey(persistence, "extraVolumes", v)
 	}
-	if m := withoutNamed(mapValue(bAfter, "volumeMounts"), officialConfigVolume); !sameNode(withoutNamed(mapValue(bBefore, "volumeMounts"), officialConfigVolume), m) {
+	if m := withoutNamed(yamlnode.MapValue(bAfter, "volumeMounts"), officialConfigVolume); !sameNode(withoutNamed(yamlnode.MapValue(bBefore, "volumeMounts"), officialConfigVolume), m) {
 		setKey(persistence, "extraVolumeMounts", m)
 	}
 	if len(persistence.Content) > 0 {
@@ -115,13 +117,13 @@ func defaultResizePolicy(before, after *yaml.Node) error {
 	if sameNode(before, after) {
 		return nil
 	}
-	for _, p := range items(after) {
-		if scalar(mapValue(p, "restartPolicy")) != "NotRequired" {
+	for _, p := range yamlnode.Items(after) {
+		if yamlnode.Scalar(yamlnode.MapValue(p, "restartPolicy")) != "NotRequired" {
 			return fmt.Errorf("the injection set the broker container's resizePolicy for %s to %s, which the official chart has no value for (use the post-renderer)",
-				scalar(mapValue(p, "resourceName")), scalar(mapValue(p, "restartPolicy")))
+				yamlnode.Scalar(yamlnode.MapValue(p, "resourceName")), yamlnode.Scalar(yamlnode.MapValue(p, "restartPolicy")))
 		}
 	}
-	if len(items(before)) > 0 {
+	if len(yamlnode.Items(before)) > 0 {
 		return fmt.Errorf("the broker container has a resizePolicy of its own, which the injection changed and the official chart has no value for (use the post-renderer)")
 	}
 	return nil
@@ -130,12 +132,12 @@ func defaultResizePolicy(before, after *yaml.Node) error {
 // envValues: the chart renders JAVA_OPTS (broker.jvmOpts and its tail) first, then
 // broker.extraEnv. An edited JAVA_OPTS is broker.jvmOpts again, without the tail the chart adds.
 func envValues(broker, before, after *yaml.Node) error {
-	b, a := items(before), items(after)
-	if len(b) == 0 || len(a) == 0 || nameOf(b[0]) != officialJavaOptsEnv || nameOf(a[0]) != officialJavaOptsEnv {
+	b, a := yamlnode.Items(before), yamlnode.Items(after)
+	if len(b) == 0 || len(a) == 0 || yamlnode.NameOf(b[0]) != officialJavaOptsEnv || yamlnode.NameOf(a[0]) != officialJavaOptsEnv {
 		return fmt.Errorf("the broker container's first env entry is not %s: not the official Pinot chart's broker (use the post-renderer)", officialJavaOptsEnv)
 	}
 	if !sameNode(b[0], a[0]) {
-		value := scalar(mapValue(a[0], "value"))
+		value := yamlnode.Scalar(yamlnode.MapValue(a[0], "value"))
 		if len(officialJavaOptsTail.FindAllStringIndex(value, -1)) != 1 {
 			return fmt.Errorf("%s %q does not end as the official chart writes it (broker.jvmOpts, then -Dlog4j2.configurationFile and -Dplugins.dir): cannot tell broker.jvmOpts", officialJavaOptsEnv, value)
 		}
@@ -155,7 +157,7 @@ func envValues(broker, before, after *yaml.Node) error {
 func probeValues(probe *yaml.Node) *yaml.Node {
 	out := newMapping()
 	for _, k := range []string{"initialDelaySeconds", "periodSeconds", "failureThreshold", "successThreshold", "timeoutSeconds"} {
-		v := scalar(mapValue(probe, k))
+		v := yamlnode.Scalar(yamlnode.MapValue(probe, k))
 		if k == "initialDelaySeconds" && (v == "" || v == "0") {
 			v = "1"
 		}
@@ -190,7 +192,7 @@ func sameExcept(a, b *yaml.Node, what string, mapped ...string) error {
 		skip[k] = true
 	}
 	for _, k := range keysOf(a, b) {
-		if !skip[k] && !sameNode(mapValue(a, k), mapValue(b, k)) {
+		if !skip[k] && !sameNode(yamlnode.MapValue(a, k), yamlnode.MapValue(b, k)) {
 			return fmt.Errorf("the injection changed the %s's %s, which the official chart has no value for (use the post-renderer)", what, k)
 		}
 	}
@@ -201,8 +203,8 @@ func sameExcept(a, b *yaml.Node, what string, mapped ...string) error {
 func sameContainersBut(a, b *yaml.Node, keep string) error {
 	other := func(seq *yaml.Node) []*yaml.Node {
 		var out []*yaml.Node
-		for _, c := range items(seq) {
-			if nameOf(c) != keep {
+		for _, c := range yamlnode.Items(seq) {
+			if yamlnode.NameOf(c) != keep {
 				out = append(out, c)
 			}
 		}
@@ -214,7 +216,7 @@ func sameContainersBut(a, b *yaml.Node, keep string) error {
 	}
 	for i := range oa {
 		if !sameNode(oa[i], ob[i]) {
-			return fmt.Errorf("the injection changed container %q, which the official chart has no value for (use the post-renderer)", nameOf(ob[i]))
+			return fmt.Errorf("the injection changed container %q, which the official chart has no value for (use the post-renderer)", yamlnode.NameOf(ob[i]))
 		}
 	}
 	return nil
@@ -257,8 +259,8 @@ func keysOf(ms ...*yaml.Node) []string {
 }
 
 func hasNamed(seq *yaml.Node, name string) bool {
-	for _, n := range items(seq) {
-		if nameOf(n) == name {
+	for _, n := range yamlnode.Items(seq) {
+		if yamlnode.NameOf(n) == name {
 			return true
 		}
 	}
@@ -268,8 +270,8 @@ func hasNamed(seq *yaml.Node, name string) bool {
 // withoutNamed is a copy of a sequence without the entries named name.
 func withoutNamed(seq *yaml.Node, name string) *yaml.Node {
 	out := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"}
-	for _, n := range items(seq) {
-		if nameOf(n) != name {
+	for _, n := range yamlnode.Items(seq) {
+		if yamlnode.NameOf(n) != name {
 			out.Content = append(out.Content, n)
 		}
 	}

@@ -13,6 +13,8 @@ import (
 	"helm.sh/helm/v3/pkg/chart/loader"
 	"helm.sh/helm/v3/pkg/chartutil"
 	"helm.sh/helm/v3/pkg/engine"
+
+	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/chartvalues"
 )
 
 // The values route against the official chart itself: the chart's .tgz rendered with Helm's
@@ -32,7 +34,7 @@ func renderOfficial(t *testing.T, values ...map[string]any) []byte {
 	}
 	merged := map[string]any{}
 	for _, v := range values {
-		merged = mergeMaps(merged, v)
+		merged = chartvalues.Merge(merged, v)
 	}
 	caps := chartutil.DefaultCapabilities.Copy()
 	kv, _ := chartutil.ParseKubeVersion("v1.34.0")

@@ -6,6 +6,9 @@ import (
 	"strconv"
 
 	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/chartvalues"
+	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/yamlnode"
 )
 
 // brokerReadiness.decidedBy: sidecar lets the sidecar's verdict decide when a broker pod enters
@@ -54,7 +57,7 @@ func gatedPeriod(values map[string]any, by string) int {
 	if by != decidedBySidecar {
 		return 0
 	}
-	p, _ := wholeNumber(lookup(values, "brokerReadiness", "periodSeconds"))
+	p, _ := wholeNumber(chartvalues.Lookup(values, "brokerReadiness", "periodSeconds"))
 	return p
 }
 
@@ -82,14 +85,14 @@ func gateBrokerProbes(stsRoot *yaml.Node, t brokerTarget, values map[string]any,
 	if period <= 0 {
 		return false, "", nil
 	}
-	broker := namedEntry(at(stsRoot, "spec", "template", "spec", "containers"), t.container)
+	broker := yamlnode.NamedEntry(yamlnode.At(stsRoot, "spec", "template", "spec", "containers"), t.container)
 	changed := false
 	var gated []string
 	for _, pr := range []struct {
 		key     string
 		startup bool
 	}{{"readinessProbe", false}, {"startupProbe", true}} {
-		probe := mapValue(broker, pr.key)
+		probe := yamlnode.MapValue(broker, pr.key)
 		if probe == nil || probe.Kind != yaml.MappingNode {
 			continue
 		}
@@ -147,7 +150,7 @@ func gateProbe(probe *yaml.Node, period int, startup bool) (bool, error) {
 
 // probeField reads an integer field of a probe, deflt when omitted.
 func probeField(probe *yaml.Node, key string, deflt int) (int, error) {
-	v := mapValue(probe, key)
+	v := yamlnode.MapValue(probe, key)
 	if v == nil || (v.Kind == yaml.ScalarNode && v.Tag == "!!null") {
 		return deflt, nil
 	}
@@ -162,7 +165,7 @@ func probeField(probe *yaml.Node, key string, deflt int) (int, error) {
 // is not the default the omission means. Reports whether the mapping changed.
 func setIntField(m *yaml.Node, key string, val, deflt int) bool {
 	text := strconv.Itoa(val)
-	if v := mapValue(m, key); v != nil {
+	if v := yamlnode.MapValue(m, key); v != nil {
 		if v.Kind == yaml.ScalarNode && v.Value == text && v.Tag == "!!int" {
 			return false
 		}

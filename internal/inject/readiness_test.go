@@ -9,6 +9,8 @@ import (
 
 	yaml "go.yaml.in/yaml/v3"
 	"helm.sh/helm/v3/pkg/chart"
+
+	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/yamlnode"
 )
 
 const sidecarDecides = "brokerReadiness:\n  decidedBy: sidecar\n"
@@ -212,7 +214,7 @@ func TestChartRuleEqualsInject(t *testing.T) {
 				if s["enabled"] == true {
 					by := s["brokerReadiness"].(map[string]any)["decidedBy"].(string)
 					if period := gatedPeriod(s, by); period > 0 {
-						if _, err := gateProbe(documentRoot(&doc), period, p.startup); err != nil {
+						if _, err := gateProbe(yamlnode.DocumentRoot(&doc), period, p.startup); err != nil {
 							t.Fatal(err)
 						}
 					}

@@ -7,6 +7,9 @@ import (
 	"helm.sh/helm/v3/pkg/chart"
 	"helm.sh/helm/v3/pkg/chartutil"
 	"helm.sh/helm/v3/pkg/engine"
+
+	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/chartvalues"
+	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/yamlnode"
 )
 
 // renderer renders the chart's injection template with Helm's own library: chartutil lays the
@@ -91,7 +94,7 @@ func (r *renderer) checkKubeVersion(kubeVersion string) error {
 		return nil
 	}
 	const give = "give the cluster's version with --kube-version (helm ... --post-renderer-args --kube-version=v1.33.0; kubectl version shows it)"
-	if native, _ := lookup(r.values, "nativeSidecar").(bool); native {
+	if native, _ := chartvalues.Lookup(r.values, "nativeSidecar").(bool); native {
 		return fmt.Errorf("%s: nativeSidecar is true, which needs Kubernetes >= 1.29, and a post-renderer cannot ask the cluster: %s, or set nativeSidecar: false",
 			describeFiles(r.files), give)
 	}
@@ -115,14 +118,14 @@ func (r *renderer) topValues(user map[string]any, namespace string) (chartutil.V
 
 // enabled is the chart's opt-in switch after inject's default (true) and the values files.
 func (r *renderer) enabled() bool {
-	b, _ := lookup(r.values, "enabled").(bool)
+	b, _ := chartvalues.Lookup(r.values, "enabled").(bool)
 	return b
 }
 
 // render renders the injection for one broker pod: the user's values plus what inject read
 // from the manifests (the broker port, and the controller URL when the values leave it empty).
 func (r *renderer) render(overrides map[string]any, namespace string) (injection, error) {
-	top, err := r.topValues(mergeMaps(r.user, overrides), namespace)
+	top, err := r.topValues(chartvalues.Merge(r.user, overrides), namespace)
 	if err != nil {
 		return injection{}, err
 	}
@@ -139,47 +142,31 @@ func parseInjection(text string) (injection, error) {
 	if err := yaml.Unmarshal([]byte(text), &doc); err != nil {
 		return injection{}, fmt.Errorf("parsing the chart's pinot-broker-warmup.injection output: %w\n%s", err, text)
 	}
-	root := documentRoot(&doc)
+	root := yamlnode.DocumentRoot(&doc)
 	inj := injection{
-		containers:         items(mapValue(root, "containers")),
-		initContainers:     items(mapValue(root, "initContainers")),
-		volumes:            items(mapValue(root, "volumes")),
-		brokerVolumeMounts: items(mapValue(root, "brokerVolumeMounts")),
+		containers:         yamlnode.Items(yamlnode.MapValue(root, "containers")),
+		initContainers:     yamlnode.Items(yamlnode.MapValue(root, "initContainers")),
+		volumes:            yamlnode.Items(yamlnode.MapValue(root, "volumes")),
+		brokerVolumeMounts: yamlnode.Items(yamlnode.MapValue(root, "brokerVolumeMounts")),
 	}
-	if bc := mapValue(root, "brokerConfig"); bc != nil {
+	if bc := yamlnode.MapValue(root, "brokerConfig"); bc != nil {
 		inj.brokerConfig = bc.Value
 	}
-	if jo := mapValue(root, "brokerJavaOpts"); jo != nil {
+	if jo := yamlnode.MapValue(root, "brokerJavaOpts"); jo != nil {
 		inj.brokerJavaOpts = jo.Value
 	}
-	if bc := mapValue(root, "brokerCpu"); bc != nil {
+	if bc := yamlnode.MapValue(root, "brokerCpu"); bc != nil {
 		inj.brokerCpu = boostCPU{
-			request: scalar(mapValue(bc, "request")), limit: scalar(mapValue(bc, "limit")),
-			giveBackRequest: scalar(mapValue(bc, "giveBackRequest")), giveBackLimit: scalar(mapValue(bc, "giveBackLimit")),
+			request: yamlnode.Scalar(yamlnode.MapValue(bc, "request")), limit: yamlnode.Scalar(yamlnode.MapValue(bc, "limit")),
+			giveBackRequest: yamlnode.Scalar(yamlnode.MapValue(bc, "giveBackRequest")), giveBackLimit: yamlnode.Scalar(yamlnode.MapValue(bc, "giveBackLimit")),
 		}
 	}
-	if sa := mapValue(root, "podServiceAccount"); sa != nil {
-		inj.serviceAccount = scalar(mapValue(sa, "serviceAccountName"))
-		inj.noAutomount = scalar(mapValue(sa, "automountServiceAccountToken")) == "false"
+	if sa := yamlnode.MapValue(root, "podServiceAccount"); sa != nil {
+		inj.serviceAccount = yamlnode.Scalar(yamlnode.MapValue(sa, "serviceAccountName"))
+		inj.noAutomount = yamlnode.Scalar(yamlnode.MapValue(sa, "automountServiceAccountToken")) == "false"
 	}
-	if o := mapValue(root, "cpuBoostObjects"); o != nil {
+	if o := yamlnode.MapValue(root, "cpuBoostObjects"); o != nil {
 		inj.cpuBoostObjects = o.Value
 	}
 	return inj, nil
-}
-
-// scalar is a scalar node's value; "" for a missing one.
-func scalar(n *yaml.Node) string {
-	if n == nil || n.Kind != yaml.ScalarNode {
-		return ""
-	}
-	return n.Value
-}
-
-// items is the entries of a sequence node; nil for a missing or null value.
-func items(seq *yaml.Node) []*yaml.Node {
-	if seq == nil || seq.Kind != yaml.SequenceNode {
-		return nil
-	}
-	return seq.Content
 }

@@ -2,6 +2,8 @@ package inject
 
 import (
 	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/yamlnode"
 )
 
 // splicePod puts the rendered containers and volumes into a broker StatefulSet's pod spec.
@@ -10,17 +12,17 @@ import (
 // sidecar. The broker container and every other entry are not touched. Reports whether the
 // document changed.
 func splicePod(stsRoot *yaml.Node, inj injection) bool {
-	pod := at(stsRoot, "spec", "template", "spec")
+	pod := yamlnode.At(stsRoot, "spec", "template", "spec")
 	if pod == nil || pod.Kind != yaml.MappingNode {
 		return false
 	}
 	names := map[string]bool{}
 	for _, c := range append(append([]*yaml.Node{}, inj.containers...), inj.initContainers...) {
-		names[nameOf(c)] = true
+		names[yamlnode.NameOf(c)] = true
 	}
 	changed := false
 	for _, key := range []string{"containers", "initContainers"} {
-		if removeNamed(mapValue(pod, key), names) {
+		if removeNamed(yamlnode.MapValue(pod, key), names) {
 			changed = true
 		}
 	}
@@ -32,9 +34,9 @@ func splicePod(stsRoot *yaml.Node, inj injection) bool {
 	}
 	volNames := map[string]bool{}
 	for _, v := range inj.volumes {
-		volNames[nameOf(v)] = true
+		volNames[yamlnode.NameOf(v)] = true
 	}
-	if removeNamed(mapValue(pod, "volumes"), volNames) {
+	if removeNamed(yamlnode.MapValue(pod, "volumes"), volNames) {
 		changed = true
 	}
 	if appendAll(pod, "volumes", inj.volumes) {
@@ -50,7 +52,7 @@ func removeNamed(seq *yaml.Node, names map[string]bool) bool {
 	}
 	kept := seq.Content[:0:0]
 	for _, n := range seq.Content {
-		if !names[nameOf(n)] {
+		if !names[yamlnode.NameOf(n)] {
 			kept = append(kept, n)
 		}
 	}
@@ -66,7 +68,7 @@ func appendAll(pod *yaml.Node, key string, entries []*yaml.Node) bool {
 	if len(entries) == 0 {
 		return false
 	}
-	seq := sequenceAt(pod, key)
+	seq := yamlnode.SequenceAt(pod, key)
 	seq.Content = append(seq.Content, entries...)
 	return true
 }

@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"helm.sh/helm/v3/pkg/chartutil"
+
+	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/chartvalues"
 )
 
 // readValues reads the --values files in order, later files overriding earlier ones as with
@@ -17,31 +19,12 @@ func readValues(files []string) (map[string]any, error) {
 		if err != nil {
 			return nil, fmt.Errorf("reading values file %s: %w", f, err)
 		}
-		merged = mergeMaps(merged, v.AsMap())
+		merged = chartvalues.Merge(merged, v.AsMap())
 	}
 	if _, set := merged["enabled"]; !set {
 		merged["enabled"] = true
 	}
 	return merged, nil
-}
-
-// mergeMaps returns a copy of base with over laid on top: nested maps merge, anything else is
-// replaced. This is Helm's rule for several -f files (pkg/cli/values keeps it unexported).
-func mergeMaps(base, over map[string]any) map[string]any {
-	out := make(map[string]any, len(base))
-	for k, v := range base {
-		out[k] = v
-	}
-	for k, v := range over {
-		if vm, ok := v.(map[string]any); ok {
-			if bm, ok := out[k].(map[string]any); ok {
-				out[k] = mergeMaps(bm, vm)
-				continue
-			}
-		}
-		out[k] = v
-	}
-	return out
 }
 
 // describeFiles names the values files in messages.
@@ -54,17 +37,4 @@ func describeFiles(files []string) string {
 	default:
 		return "values files " + strings.Join(files, ", ")
 	}
-}
-
-// lookup reads a nested value from coalesced values, e.g. lookup(v, "warmup", "controllerUrl").
-func lookup(v map[string]any, keys ...string) any {
-	var cur any = v
-	for _, k := range keys {
-		m, ok := cur.(map[string]any)
-		if !ok {
-			return nil
-		}
-		cur = m[k]
-	}
-	return cur
 }

@@ -9,6 +9,9 @@ import (
 	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/chartvalues"
+	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/yamlnode"
 )
 
 const valuesUsage = `usage: warmup-inject values [--values FILE]... --kube-version VERSION [--companion FILE] < manifests > warmup-pinot-values.yaml
@@ -77,15 +80,15 @@ func runValues(files []string, kubeVersion, companionFile string, stdin io.Reade
 // so the sidecar is a native sidecar; and no ServiceAccount value of the broker's own, so the
 // boost's Role is bound to the broker pods' ServiceAccount. Values saying otherwise are refused.
 func valuesRouteDefaults(user map[string]any, files []string) error {
-	if native, set := lookup(user, "nativeSidecar").(bool); set && !native {
+	if native, set := chartvalues.Lookup(user, "nativeSidecar").(bool); set && !native {
 		return fmt.Errorf("%s: nativeSidecar is false: the values route adds the sidecar through broker.initContainers, as a native sidecar (remove nativeSidecar, or use the post-renderer)", describeFiles(files))
 	}
 	user["nativeSidecar"] = true
-	if create, set := lookup(user, "brokerCpuBoost", "serviceAccount", "create").(bool); set && create {
+	if create, set := chartvalues.Lookup(user, "brokerCpuBoost", "serviceAccount", "create").(bool); set && create {
 		return fmt.Errorf("%s: brokerCpuBoost.serviceAccount.create is true: the official chart has no value to run the broker pods as a ServiceAccount of their own; the values route binds the boost's Role to theirs (set create: false, or use the post-renderer)", describeFiles(files))
 	}
-	if on, _ := lookup(user, "brokerCpuBoost", "enabled").(bool); on {
-		user["brokerCpuBoost"] = mergeMaps(asMap(user["brokerCpuBoost"]), map[string]any{"serviceAccount": map[string]any{"create": false}})
+	if on, _ := chartvalues.Lookup(user, "brokerCpuBoost", "enabled").(bool); on {
+		user["brokerCpuBoost"] = chartvalues.Merge(asMap(user["brokerCpuBoost"]), map[string]any{"serviceAccount": map[string]any{"create": false}})
 	}
 	return nil
 }
@@ -118,7 +121,7 @@ func valuesFor(r *renderer, raw []byte, log io.Writer) (routeOutput, error) {
 	}
 	t := targets[0]
 	edit := brokerEdit{name: t.name, container: t.container,
-		before: documentRoot(before[t.index].node), after: documentRoot(docs[t.index].node)}
+		before: yamlnode.DocumentRoot(before[t.index].node), after: yamlnode.DocumentRoot(docs[t.index].node)}
 	edit.confBefore, edit.conf = brokerConf(before, t), brokerConf(docs, t)
 	values, err := officialValues(edit)
 	if err != nil {
@@ -140,7 +143,7 @@ func valuesFor(r *renderer, raw []byte, log io.Writer) (routeOutput, error) {
 // describeOverlay names the broker values the overlay restates, and the operator's own init
 // containers it keeps (Helm replaces a list whole: they are in it).
 func describeOverlay(values *yaml.Node) string {
-	broker := mapValue(values, "broker")
+	broker := yamlnode.MapValue(values, "broker")
 	var keys []string
 	for i := 0; i+1 < len(broker.Content); i += 2 {
 		k := broker.Content[i].Value
@@ -153,8 +156,8 @@ func describeOverlay(values *yaml.Node) string {
 		keys = append(keys, k)
 	}
 	own := 0
-	for _, c := range items(mapValue(broker, "initContainers")) {
-		if nameOf(c) != sidecarContainer {
+	for _, c := range yamlnode.Items(yamlnode.MapValue(broker, "initContainers")) {
+		if yamlnode.NameOf(c) != sidecarContainer {
 			own++
 		}
 	}
@@ -166,7 +169,7 @@ func describeOverlay(values *yaml.Node) string {
 func brokerConf(docs []manifest, t brokerTarget) string {
 	for _, d := range docs {
 		if d.node != nil && d.obj.Kind == "ConfigMap" && d.obj.Metadata.Name == t.configMap.name && d.obj.Metadata.Namespace == t.namespace {
-			return scalar(at(documentRoot(d.node), "data", t.configMap.key))
+			return yamlnode.Scalar(yamlnode.At(yamlnode.DocumentRoot(d.node), "data", t.configMap.key))
 		}
 	}
 	return ""
@@ -186,7 +189,7 @@ those, or Helm's later file wins over your change.`, release, namespace)
 // release's, and brokerCpuBoost as the post-renderer would render it for this StatefulSet.
 func companionValues(r *renderer, t brokerTarget, release string) ([]byte, error) {
 	labels := map[string]any{}
-	for k, v := range stringMap(lookup(r.values, "brokerPodLabels")) {
+	for k, v := range stringMap(chartvalues.Lookup(r.values, "brokerPodLabels")) {
 		labels[k] = v
 	}
 	if release != "" {
@@ -202,7 +205,7 @@ func companionValues(r *renderer, t brokerTarget, release string) ([]byte, error
 			v[k] = m
 		}
 	}
-	if p := lookup(r.user, "warmup", "listenPort"); p != nil {
+	if p := chartvalues.Lookup(r.user, "warmup", "listenPort"); p != nil {
 		v["warmup"] = map[string]any{"listenPort": p}
 	}
 	if cpuBoostOn(r.values) {
@@ -211,7 +214,7 @@ func companionValues(r *renderer, t brokerTarget, release string) ([]byte, error
 		if err != nil {
 			return nil, err
 		}
-		v["brokerCpuBoost"] = mergeMaps(asMap(r.user["brokerCpuBoost"]), boost)
+		v["brokerCpuBoost"] = chartvalues.Merge(asMap(r.user["brokerCpuBoost"]), boost)
 		v["brokerContainerName"] = t.container
 	}
 	var buf bytes.Buffer

@@ -8,6 +8,7 @@ import (
 	yaml "go.yaml.in/yaml/v3"
 
 	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/chartvalues"
+	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/find"
 	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/yamlnode"
 )
 
@@ -20,16 +21,16 @@ var notKeyChar = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 // else derived from the broker container's image reference (derived true), so that another
 // image, with another JDK build or other jars, looks for another file and finds none, instead
 // of a stale cache. A long reference keeps its start and a hash of the whole.
-func aotCacheKey(values map[string]any, t brokerTarget) (key string, derived bool) {
+func aotCacheKey(values map[string]any, t find.Broker) (key string, derived bool) {
 	if on, _ := chartvalues.Lookup(values, "brokerJvm", "aotCache", "enabled").(bool); !on {
 		return "", false
 	}
 	if k, _ := chartvalues.Lookup(values, "brokerJvm", "aotCache", "key").(string); k != "" {
 		return k, false
 	}
-	key = notKeyChar.ReplaceAllString(t.image, "-")
+	key = notKeyChar.ReplaceAllString(t.Image, "-")
 	if len(key) > maxAOTKey {
-		sum := sha256.Sum256([]byte(t.image))
+		sum := sha256.Sum256([]byte(t.Image))
 		key = key[:maxAOTKey-17] + "-" + hex.EncodeToString(sum[:8])
 	}
 	return key, key != ""

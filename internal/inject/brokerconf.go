@@ -6,27 +6,28 @@ import (
 
 	yaml "go.yaml.in/yaml/v3"
 
+	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/find"
 	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/yamlnode"
 )
 
 // addListener appends the loopback listener to the broker's config ConfigMap.
-func addListener(docs []manifest, configMaps map[string]int, t brokerTarget, lines string) error {
-	if t.configMap.name == "" {
-		return fmt.Errorf("loopbackListener.enabled: cannot find the broker config of StatefulSet %s (no -configFileName arg on a ConfigMap mount)", t.name)
+func addListener(docs []find.Manifest, configMaps map[string]int, t find.Broker, lines string) error {
+	if t.ConfigMap.Name == "" {
+		return fmt.Errorf("loopbackListener.enabled: cannot find the broker config of StatefulSet %s (no -configFileName arg on a ConfigMap mount)", t.Name)
 	}
-	i, ok := configMaps[t.namespace+"/"+t.configMap.name]
+	i, ok := configMaps[t.Namespace+"/"+t.ConfigMap.Name]
 	if !ok {
-		return fmt.Errorf("loopbackListener.enabled: ConfigMap %s (broker config of StatefulSet %s) is not in the manifests", t.configMap.name, t.name)
+		return fmt.Errorf("loopbackListener.enabled: ConfigMap %s (broker config of StatefulSet %s) is not in the manifests", t.ConfigMap.Name, t.Name)
 	}
-	v := yamlnode.At(yamlnode.DocumentRoot(docs[i].node), "data", t.configMap.key)
+	v := yamlnode.At(yamlnode.DocumentRoot(docs[i].Node), "data", t.ConfigMap.Key)
 	if v == nil || v.Kind != yaml.ScalarNode {
-		return fmt.Errorf("loopbackListener.enabled: ConfigMap %s has no data key %q", t.configMap.name, t.configMap.key)
+		return fmt.Errorf("loopbackListener.enabled: ConfigMap %s has no data key %q", t.ConfigMap.Name, t.ConfigMap.Key)
 	}
 	merged := mergeBrokerConf(v.Value, lines)
 	if merged != v.Value {
 		v.Value = merged
 		v.Style = yaml.LiteralStyle
-		docs[i].changed = true
+		docs[i].Changed = true
 	}
 	return nil
 }

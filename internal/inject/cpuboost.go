@@ -6,12 +6,9 @@ import (
 	"strings"
 
 	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/chartvalues"
+	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/find"
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/kubeapi"
 )
-
-// sidecarContainer is the chart's container name: a previous run's sidecar holds the CPU the
-// boost gives back to (the broker's own CPU, which that run raised).
-const sidecarContainer = "warmup-sidecar"
 
 // cpuBoostOn: brokerCpuBoost.enabled in the values.
 func cpuBoostOn(values map[string]any) bool {
@@ -19,46 +16,30 @@ func cpuBoostOn(values map[string]any) bool {
 	return on
 }
 
-// boostTarget is the broker container's CPU as configured: what the boost gives back to.
-type boostTarget struct{ request, limit string }
-
-// configuredCPU is the broker container's CPU before any boost: its resources, or where an
-// earlier run of inject already boosted it, the CPU that run's sidecar gives back to.
-func configuredCPU(t brokerTarget) boostTarget {
-	c := boostTarget{request: t.brokerRes.Requests["cpu"], limit: t.brokerRes.Limits["cpu"]}
-	if v, ok := t.prevEnv["WARMUP_CPU_BOOST_TARGET_REQUEST"]; ok {
-		c.request = v
-	}
-	if v, ok := t.prevEnv["WARMUP_CPU_BOOST_TARGET_LIMIT"]; ok {
-		c.limit = v
-	}
-	return c
-}
-
 // planCPUBoost checks brokerCpuBoost against one broker StatefulSet and returns the values
 // inject renders the chart with for it: the broker's configured CPU as the target, the
 // StatefulSet's name and replicas for the Role, and the ServiceAccount to bind (planServiceAccount,
 // whose note it returns). Every refusal names the StatefulSet and what to change; the chart checks
 // the same rules for umbrella charts.
-func planCPUBoost(values map[string]any, t brokerTarget, docs []manifest) (map[string]any, string, error) {
+func planCPUBoost(values map[string]any, t find.Broker, docs []find.Manifest) (map[string]any, string, error) {
 	fail := func(format string, a ...any) (map[string]any, string, error) {
-		return nil, "", fmt.Errorf("StatefulSet %s: brokerCpuBoost: "+format, append([]any{t.name}, a...)...)
+		return nil, "", fmt.Errorf("StatefulSet %s: brokerCpuBoost: "+format, append([]any{t.Name}, a...)...)
 	}
-	if t.namespace == "" {
+	if t.Namespace == "" {
 		return fail("the StatefulSet has no metadata.namespace, which the Role and RoleBinding need (render the chart with a namespace, as the official chart does)")
 	}
-	cfg := configuredCPU(t)
-	if cfg.request == "" && cfg.limit == "" {
-		return fail("container %q has no CPU request or limit to give the CPU back to (the official chart's default sets only memory). A broker without a CPU limit is not throttled: the boost would give it nothing. Set broker.resources.limits.cpu (and requests.cpu) in the Pinot chart's values, or turn brokerCpuBoost off", t.container)
+	cfg := t.ConfiguredCPU()
+	if cfg.Request == "" && cfg.Limit == "" {
+		return fail("container %q has no CPU request or limit to give the CPU back to (the official chart's default sets only memory). A broker without a CPU limit is not throttled: the boost would give it nothing. Set broker.resources.limits.cpu (and requests.cpu) in the Pinot chart's values, or turn brokerCpuBoost off", t.Container)
 	}
 	milli := map[string]int64{}
-	for name, q := range map[string]string{"request": cfg.request, "limit": cfg.limit} {
+	for name, q := range map[string]string{"request": cfg.Request, "limit": cfg.Limit} {
 		if q == "" {
 			continue
 		}
 		m, err := kubeapi.ParseCPU(q)
 		if err != nil {
-			return fail("container %q's CPU %s: %v", t.container, name, err)
+			return fail("container %q's CPU %s: %v", t.Container, name, err)
 		}
 		milli[name] = m
 	}
@@ -80,9 +61,9 @@ func planCPUBoost(values map[string]any, t brokerTarget, docs []manifest) (map[s
 		}
 		switch {
 		case !hasLim:
-			return fail("cpu.limit is %s, but container %q has no CPU limit to give back to, and a resize cannot remove one: set broker.resources.limits.cpu in the Pinot chart's values, or boost only brokerCpuBoost.cpu.request", boostLim, t.container)
+			return fail("cpu.limit is %s, but container %q has no CPU limit to give back to, and a resize cannot remove one: set broker.resources.limits.cpu in the Pinot chart's values, or boost only brokerCpuBoost.cpu.request", boostLim, t.Container)
 		case b <= lim:
-			return fail("cpu.limit (%s) is not above container %q's CPU limit (%s): a boost must raise it", boostLim, t.container, cfg.limit)
+			return fail("cpu.limit (%s) is not above container %q's CPU limit (%s): a boost must raise it", boostLim, t.Container, cfg.Limit)
 		}
 		newLim = b
 	}
@@ -93,9 +74,9 @@ func planCPUBoost(values map[string]any, t brokerTarget, docs []manifest) (map[s
 		}
 		switch {
 		case !hasReq:
-			return fail("cpu.request is %s, but container %q has no CPU request to give back to", boostReq, t.container)
+			return fail("cpu.request is %s, but container %q has no CPU request to give back to", boostReq, t.Container)
 		case b <= effReq:
-			return fail("cpu.request (%s) is not above container %q's CPU request (%s): a boost must raise it", boostReq, t.container, kubeapi.FormatCPU(effReq))
+			return fail("cpu.request (%s) is not above container %q's CPU request (%s): a boost must raise it", boostReq, t.Container, kubeapi.FormatCPU(effReq))
 		}
 		newReq = b
 	}
@@ -112,9 +93,9 @@ func planCPUBoost(values map[string]any, t brokerTarget, docs []manifest) (map[s
 	if hasLim {
 		target["limit"] = kubeapi.FormatCPU(lim)
 	}
-	boost := map[string]any{"target": target, "statefulSetName": t.name}
+	boost := map[string]any{"target": target, "statefulSetName": t.Name}
 	if asInt(chartvalues.Lookup(values, "brokerCpuBoost", "maxReplicas")) <= 0 {
-		boost["maxReplicas"] = max(t.replicas, 1)
+		boost["maxReplicas"] = max(t.Replicas, 1)
 	}
 	sa, note, err := planServiceAccount(values, t, docs)
 	if err != nil {
@@ -129,35 +110,35 @@ func planCPUBoost(values map[string]any, t brokerTarget, docs []manifest) (map[s
 // cpuBoostOverrides are the values a StatefulSet's boost renders with: planCPUBoost's, and the
 // broker container's name as found (the official chart's, when brokerPodLabels did not match),
 // which the sidecar resizes and the admission policy names. It returns planCPUBoost's note.
-func cpuBoostOverrides(values map[string]any, t brokerTarget, docs []manifest, overrides map[string]any) (string, error) {
+func cpuBoostOverrides(values map[string]any, t find.Broker, docs []find.Manifest, overrides map[string]any) (string, error) {
 	boost, note, err := planCPUBoost(values, t, docs)
 	if err != nil {
 		return "", err
 	}
 	overrides["brokerCpuBoost"] = boost
-	overrides["brokerContainerName"] = t.container
+	overrides["brokerContainerName"] = t.Container
 	return note, nil
 }
 
 // keepsQoS refuses a boost that would give the pod another QoS class than the give-back does
 // (the API server refuses a resize that changes it): with every other container of the pod
 // Guaranteed-shaped (the sidecar too), the broker's must be the same boosted and configured.
-func keepsQoS(values map[string]any, t brokerTarget, newReq, newLim int64, hasLim bool) error {
+func keepsQoS(values map[string]any, t find.Broker, newReq, newLim int64, hasLim bool) error {
 	side := valuesResources(chartvalues.Lookup(values, "resources"))
 	if !guaranteedShape(side) {
 		return nil
 	}
-	for _, r := range t.otherRes {
+	for _, r := range t.OtherRes {
 		if !guaranteedShape(r) {
 			return nil
 		}
 	}
-	after := resources{Requests: copyMap(t.brokerRes.Requests), Limits: copyMap(t.brokerRes.Limits)}
+	after := find.Resources{Requests: copyMap(t.BrokerRes.Requests), Limits: copyMap(t.BrokerRes.Limits)}
 	after.Requests["cpu"] = kubeapi.FormatCPU(newReq)
 	if hasLim {
 		after.Limits["cpu"] = kubeapi.FormatCPU(newLim)
 	}
-	before := guaranteedShape(t.brokerRes)
+	before := guaranteedShape(t.BrokerRes)
 	if before == guaranteedShape(after) {
 		return nil
 	}
@@ -170,7 +151,7 @@ func keepsQoS(values map[string]any, t brokerTarget, newReq, newLim int64, hasLi
 }
 
 // guaranteedShape: CPU and memory limits, and requests (defaulting to them) equal to them.
-func guaranteedShape(r resources) bool {
+func guaranteedShape(r find.Resources) bool {
 	for _, name := range []string{"cpu", "memory"} {
 		lim := r.Limits[name]
 		if lim == "" {
@@ -196,8 +177,8 @@ func copyMap(m map[string]string) map[string]string {
 }
 
 // valuesResources reads the chart's resources value (the sidecar's).
-func valuesResources(v any) resources {
-	out := resources{Requests: map[string]string{}, Limits: map[string]string{}}
+func valuesResources(v any) find.Resources {
+	out := find.Resources{Requests: map[string]string{}, Limits: map[string]string{}}
 	m, _ := v.(map[string]any)
 	for key, dst := range map[string]map[string]string{"requests": out.Requests, "limits": out.Limits} {
 		if rm, ok := m[key].(map[string]any); ok {

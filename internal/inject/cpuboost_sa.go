@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/chartvalues"
+	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/find"
 )
 
 // planServiceAccount decides who holds the boost's resize right for one StatefulSet: the values
@@ -19,29 +20,29 @@ import (
 //     for them (annotations: a cloud workload identity; imagePullSecrets) goes with them when it
 //     is in the manifests (values given for the boost's win); when it is not, the note says
 //     nothing could be carried.
-func planServiceAccount(values map[string]any, t brokerTarget, docs []manifest) (map[string]any, string, error) {
+func planServiceAccount(values map[string]any, t find.Broker, docs []find.Manifest) (map[string]any, string, error) {
 	create, _ := chartvalues.Lookup(values, "brokerCpuBoost", "serviceAccount", "create").(bool)
 	name, _ := chartvalues.Lookup(values, "brokerCpuBoost", "serviceAccount", "name").(string)
 	out := map[string]any{}
 	switch {
 	case !create && name == "":
-		name = t.serviceAccount
+		name = t.ServiceAccount
 		out["name"] = name
 	case create && name == "":
-		name = t.name + "-warmup"
+		name = t.Name + "-warmup"
 	}
 	if name == "default" {
 		return nil, "", fmt.Errorf("the resize right would be bound to ServiceAccount default, which every pod of namespace %s that names no ServiceAccount runs as: "+
-			"set brokerCpuBoost.serviceAccount.create: true (the default: the broker pods get one of their own), or run the broker pods as a ServiceAccount of theirs and name it", t.namespace)
+			"set brokerCpuBoost.serviceAccount.create: true (the default: the broker pods get one of their own), or run the broker pods as a ServiceAccount of theirs and name it", t.Namespace)
 	}
-	policy := fmt.Sprintf("%s.%s-warmup-cpu-boost", t.namespace, t.name)
+	policy := fmt.Sprintf("%s.%s-warmup-cpu-boost", t.Namespace, t.Name)
 	if !create {
 		return out, fmt.Sprintf("warning: brokerCpuBoost binds the resize right to ServiceAccount %s, which any other pod may run as too (the official chart's pinot: every Pinot component): "+
 			"every pod of it may then resize the broker pods, each held by the admission policy %s to its own pod's broker CPU; "+
 			"brokerCpuBoost.serviceAccount.create: true gives the broker pods a ServiceAccount of their own", name, policy), nil
 	}
-	prev, found := findServiceAccount(docs, t.namespace, t.serviceAccount)
-	if t.serviceAccount == name {
+	prev, found := findServiceAccount(docs, t.Namespace, t.ServiceAccount)
+	if t.ServiceAccount == name {
 		// An earlier run's: it already holds what was carried over.
 		if found {
 			carry(out, values, prev, name)
@@ -51,7 +52,7 @@ func planServiceAccount(values map[string]any, t brokerTarget, docs []manifest) 
 	if !found {
 		return out, fmt.Sprintf("warning: the broker pods move from ServiceAccount %s to %s, and ServiceAccount %s is not in the manifests: "+
 			"any annotations (a cloud workload identity) or imagePullSecrets it holds in the cluster do not follow them; "+
-			"give them in brokerCpuBoost.serviceAccount.annotations and imagePullSecrets, or set serviceAccount.create: false", t.serviceAccount, name, t.serviceAccount), nil
+			"give them in brokerCpuBoost.serviceAccount.annotations and imagePullSecrets, or set serviceAccount.create: false", t.ServiceAccount, name, t.ServiceAccount), nil
 	}
 	return out, carry(out, values, prev, name), nil
 }
@@ -65,10 +66,10 @@ type chartServiceAccount struct {
 
 // findServiceAccount finds the named ServiceAccount of the namespace in the manifests (one
 // rendered without a namespace is the release's).
-func findServiceAccount(docs []manifest, namespace, name string) (chartServiceAccount, bool) {
+func findServiceAccount(docs []find.Manifest, namespace, name string) (chartServiceAccount, bool) {
 	for _, d := range docs {
-		o := d.obj
-		if d.node == nil || o.Kind != "ServiceAccount" || o.Metadata.Name != name || (o.Metadata.Namespace != namespace && o.Metadata.Namespace != "") {
+		o := d.Obj
+		if d.Node == nil || o.Kind != "ServiceAccount" || o.Metadata.Name != name || (o.Metadata.Namespace != namespace && o.Metadata.Namespace != "") {
 			continue
 		}
 		var sa struct {
@@ -79,7 +80,7 @@ func findServiceAccount(docs []manifest, namespace, name string) (chartServiceAc
 				Name string `yaml:"name"`
 			} `yaml:"imagePullSecrets"`
 		}
-		if err := d.node.Decode(&sa); err != nil {
+		if err := d.Node.Decode(&sa); err != nil {
 			continue // not one Kubernetes would accept either; nothing to carry
 		}
 		out := chartServiceAccount{name: name, annotations: sa.Metadata.Annotations}

@@ -6,6 +6,7 @@ import (
 
 	yaml "go.yaml.in/yaml/v3"
 
+	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/find"
 	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/yamlnode"
 )
 
@@ -65,23 +66,23 @@ const objectsHeader = "# Source: pinot-broker-warmup (warmup-inject, brokerCpuBo
 // manifests: an object already there (the same kind, namespace and name) is replaced in place
 // when it is this chart's (an earlier run's, or another StatefulSet's boost's), any other is a
 // refusal (collision.go); the rest are appended.
-func addObjects(docs []manifest, stream, statefulSet string) ([]manifest, error) {
-	for _, d := range splitStream([]byte(stream)) {
-		body := strings.TrimSpace(d.body)
+func addObjects(docs []find.Manifest, stream, statefulSet string) ([]find.Manifest, error) {
+	for _, d := range find.SplitStream([]byte(stream)) {
+		body := strings.TrimSpace(d.Body)
 		if body == "" {
 			continue
 		}
-		var obj object
+		var obj find.Object
 		if err := yaml.Unmarshal([]byte(body), &obj); err != nil || obj.Kind == "" {
 			return nil, fmt.Errorf("reading the chart's brokerCpuBoost objects: %v\n%s", err, body)
 		}
-		doc := document{separator: "---\n", body: objectsHeader + body + "\n"}
+		doc := find.Document{Separator: "---\n", Body: objectsHeader + body + "\n"}
 		replace := -1
 		for i := range docs {
-			if docs[i].obj.Kind == "" || !sameObject(docs[i].obj, obj) {
+			if docs[i].Obj.Kind == "" || !sameObject(docs[i].Obj, obj) {
 				continue
 			}
-			if !owned(docs[i].obj) {
+			if !owned(docs[i].Obj) {
 				return nil, collisionErr(docs, i, obj, statefulSet)
 			}
 			if replace < 0 {
@@ -90,13 +91,13 @@ func addObjects(docs []manifest, stream, statefulSet string) ([]manifest, error)
 		}
 		if replace >= 0 {
 			r := &docs[replace]
-			r.body, r.obj, r.node, r.changed = doc.body, obj, nil, false
+			r.Body, r.Obj, r.Node, r.Changed = doc.Body, obj, nil, false
 			continue
 		}
-		if n := len(docs); n > 0 && docs[n-1].body != "" && !strings.HasSuffix(docs[n-1].body, "\n") {
-			docs[n-1].body += "\n"
+		if n := len(docs); n > 0 && docs[n-1].Body != "" && !strings.HasSuffix(docs[n-1].Body, "\n") {
+			docs[n-1].Body += "\n"
 		}
-		docs = append(docs, manifest{document: doc, obj: obj})
+		docs = append(docs, find.Manifest{Document: doc, Obj: obj})
 	}
 	return docs, nil
 }

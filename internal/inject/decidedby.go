@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/chartvalues"
+	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/find"
 )
 
 // brokerReadiness.decidedBy: auto (the default) resolves per broker StatefulSet. The gate decides
@@ -37,8 +38,8 @@ func decidedBy(setting, cpuLimit string, boost bool) (by, why string) {
 }
 
 // brokerDecidedBy is decidedBy for one broker StatefulSet, from the values and the broker
-// container's CPU limit before any boost (an earlier run's boost raised it: configuredCPU).
-func brokerDecidedBy(values map[string]any, t brokerTarget) (by, why string) {
+// container's CPU limit before any boost (an earlier run's boost raised it: find.Broker.ConfiguredCPU).
+func brokerDecidedBy(values map[string]any, t find.Broker) (by, why string) {
 	setting, _ := chartvalues.Lookup(values, "brokerReadiness", "decidedBy").(string)
-	return decidedBy(setting, configuredCPU(t).limit, cpuBoostOn(values))
+	return decidedBy(setting, t.ConfiguredCPU().Limit, cpuBoostOn(values))
 }

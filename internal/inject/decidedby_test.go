@@ -11,6 +11,7 @@ import (
 	"helm.sh/helm/v3/pkg/chart"
 
 	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/chartvalues"
+	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/find"
 )
 
 // gatedReadiness is the official chart's broker readinessProbe timing (60 s, 10 s x 10) gated.
@@ -139,7 +140,7 @@ func TestDecidedByChartEqualsInject(t *testing.T) {
 			}
 			for i, name := range names {
 				t.Run(fmt.Sprintf("%s/boost=%v/%s", setting, boost, name), func(t *testing.T) {
-					var res struct{ R resources }
+					var res struct{ R find.Resources }
 					if err := yaml.Unmarshal([]byte("r: "+shapes[name]), &res); err != nil {
 						t.Fatal(err)
 					}

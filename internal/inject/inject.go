@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/chartvalues"
+	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/find"
 	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/yamlnode"
 )
 
@@ -15,7 +16,7 @@ func inject(r *renderer, in io.Reader, out, log io.Writer) error {
 	if err != nil {
 		return inputErr(fmt.Errorf("reading manifests from stdin: %w", err))
 	}
-	docs, err := parseStream(raw)
+	docs, err := find.ParseStream(raw)
 	if err != nil {
 		return inputErr(err)
 	}
@@ -29,70 +30,40 @@ func inject(r *renderer, in io.Reader, out, log io.Writer) error {
 		return err
 	}
 	for i := range docs {
-		if docs[i].changed {
-			body, err := encode(docs[i].node)
+		if docs[i].Changed {
+			body, err := find.Encode(docs[i].Node)
 			if err != nil {
-				return fmt.Errorf("writing %s %s: %w", docs[i].obj.Kind, docs[i].obj.Metadata.Name, err)
+				return fmt.Errorf("writing %s %s: %w", docs[i].Obj.Kind, docs[i].Obj.Metadata.Name, err)
 			}
-			docs[i].body = body
+			docs[i].Body = body
 		}
 	}
-	all := make([]document, len(docs))
+	all := make([]find.Document, len(docs))
 	for i, d := range docs {
-		all[i] = d.document
+		all[i] = d.Document
 	}
-	_, err = out.Write(joinStream(all))
+	_, err = out.Write(find.JoinStream(all))
 	return err
 }
 
 // injectAll edits the parsed documents in place, and adds the objects the chart renders beside
 // the pods (brokerCpuBoost's ServiceAccount, Role, RoleBinding and admission policy) at the end.
 // It returns the broker StatefulSets it edited with the documents.
-func injectAll(r *renderer, docs []manifest, log io.Writer) ([]manifest, []brokerTarget, error) {
+func injectAll(r *renderer, docs []find.Manifest, log io.Writer) ([]find.Manifest, []find.Broker, error) {
 	podLabels := stringMap(chartvalues.Lookup(r.values, "brokerPodLabels"))
 	containerName, _ := chartvalues.Lookup(r.values, "brokerContainerName").(string)
 	javaOptsEnv, _ := chartvalues.Lookup(r.values, "brokerJvm", "javaOptsEnv").(string)
 	brokerURL, _ := chartvalues.Lookup(r.values, "warmup", "brokerUrl").(string)
-	var services []service
-	configMaps := map[string]int{} // namespace/name -> index
-	var targets []brokerTarget
-	for i, d := range docs {
-		if d.node == nil {
-			continue
-		}
-		switch d.obj.Kind {
-		case "Service":
-			var s service
-			if err := d.node.Decode(&s); err != nil {
-				return nil, nil, inputErr(fmt.Errorf("reading Service %s (line %d): %w", d.obj.Metadata.Name, d.line, err))
-			}
-			services = append(services, s)
-		case "ConfigMap":
-			configMaps[d.obj.Metadata.Namespace+"/"+d.obj.Metadata.Name] = i
-		case "StatefulSet":
-			var sts statefulSet
-			if err := d.node.Decode(&sts); err != nil {
-				return nil, nil, inputErr(fmt.Errorf("reading StatefulSet %s (line %d): %w", d.obj.Metadata.Name, d.line, err))
-			}
-			match, container := matchBroker(d.obj, sts, podLabels, containerName)
-			if match == notBroker {
-				continue
-			}
-			t, err := newBrokerTarget(i, sts, match, container, brokerURL != "")
-			if err != nil {
-				return nil, nil, inputErr(err)
-			}
-			targets = append(targets, t)
-		}
+	found, err := find.Brokers(docs, podLabels, containerName, brokerURL != "")
+	if err != nil {
+		return nil, nil, inputErr(err)
 	}
-	if len(targets) == 0 {
-		return nil, nil, noBrokerErr(podLabels)
-	}
+	targets := found.Brokers
 	var objects []boostObjects
 	for _, t := range targets {
 		warmup := map[string]any{}
-		if t.port > 0 {
-			warmup["brokerPort"] = t.port
+		if t.Port > 0 {
+			warmup["brokerPort"] = t.Port
 		}
 		// The chart renders the sidecar's own readinessProbe by decidedBy: give it the resolved one.
 		by, why := brokerDecidedBy(r.values, t)
@@ -110,58 +81,58 @@ func injectAll(r *renderer, docs []manifest, log io.Writer) ([]manifest, []broke
 				return nil, nil, inputErr(err)
 			}
 			if note != "" {
-				fmt.Fprintf(log, prog+": StatefulSet %s: %s\n", t.name, note)
+				fmt.Fprintf(log, prog+": StatefulSet %s: %s\n", t.Name, note)
 			}
 		}
 		controller := ""
 		if needsController(r.values) {
-			controller = controllerURL(services, t)
+			controller = found.ControllerURL(t)
 			if controller != "" {
 				warmup["controllerUrl"] = controller
 			}
 		}
-		inj, err := r.render(overrides, t.namespace)
+		inj, err := r.render(overrides, t.Namespace)
 		if err != nil {
-			return nil, nil, usageErr(fmt.Errorf("StatefulSet %s: %w", t.name, err))
+			return nil, nil, usageErr(fmt.Errorf("StatefulSet %s: %w", t.Name, err))
 		}
-		d := &docs[t.index]
-		if splicePod(yamlnode.DocumentRoot(d.node), inj) {
-			d.changed = true
+		d := &docs[t.Index]
+		if splicePod(yamlnode.DocumentRoot(d.Node), inj) {
+			d.Changed = true
 		}
 		if inj.brokerConfig != "" {
-			if err := addListener(docs, configMaps, t, inj.brokerConfig); err != nil {
+			if err := addListener(docs, found.ConfigMaps, t, inj.brokerConfig); err != nil {
 				return nil, nil, inputErr(err)
 			}
 		}
-		if addBrokerMounts(yamlnode.DocumentRoot(d.node), t.container, inj.brokerVolumeMounts) {
-			d.changed = true
+		if addBrokerMounts(yamlnode.DocumentRoot(d.Node), t.Container, inj.brokerVolumeMounts) {
+			d.Changed = true
 		}
 		if inj.brokerJavaOpts != "" {
-			changed, err := addJavaOpts(yamlnode.DocumentRoot(d.node), t, javaOptsEnv, inj.brokerJavaOpts, jvmLevers(r.values))
+			changed, err := addJavaOpts(yamlnode.DocumentRoot(d.Node), t, javaOptsEnv, inj.brokerJavaOpts, jvmLevers(r.values))
 			if err != nil {
 				return nil, nil, inputErr(err)
 			}
-			d.changed = d.changed || changed
+			d.Changed = d.Changed || changed
 		}
-		if spliceCPUBoost(yamlnode.DocumentRoot(d.node), t.container, inj) {
-			d.changed = true
-			objects = append(objects, boostObjects{t.name, inj.cpuBoostObjects})
+		if spliceCPUBoost(yamlnode.DocumentRoot(d.Node), t.Container, inj) {
+			d.Changed = true
+			objects = append(objects, boostObjects{t.Name, inj.cpuBoostObjects})
 		}
-		fmt.Fprintf(log, prog+": StatefulSet %s: sidecar added (%s%s%s%s%s)\n", t.name, describePort(t.port, brokerURL),
-			describeController(controller), describeJavaOpts(javaOptsEnv, inj.brokerJavaOpts), describeBoost(inj), describeMatch(t, podLabels))
+		fmt.Fprintf(log, prog+": StatefulSet %s: sidecar added (%s%s%s%s%s)\n", t.Name, describePort(t.Port, brokerURL),
+			describeController(controller), describeJavaOpts(javaOptsEnv, inj.brokerJavaOpts), describeBoost(inj), find.DescribeMatch(t, podLabels))
 		if cpuNote != "" {
-			fmt.Fprintf(log, prog+": StatefulSet %s: %s\n", t.name, cpuNote)
+			fmt.Fprintf(log, prog+": StatefulSet %s: %s\n", t.Name, cpuNote)
 		}
-		gated, gateNote, err := gateBrokerProbes(yamlnode.DocumentRoot(d.node), t, r.values, by)
+		gated, gateNote, err := gateBrokerProbes(yamlnode.DocumentRoot(d.Node), t, r.values, by)
 		if err != nil {
 			return nil, nil, inputErr(err)
 		}
-		d.changed = d.changed || gated
+		d.Changed = d.Changed || gated
 		if why != "" {
-			fmt.Fprintf(log, prog+": StatefulSet %s: brokerReadiness.decidedBy auto: %s (%s)\n", t.name, by, why)
+			fmt.Fprintf(log, prog+": StatefulSet %s: brokerReadiness.decidedBy auto: %s (%s)\n", t.Name, by, why)
 		}
 		if gateNote != "" {
-			fmt.Fprintf(log, prog+": StatefulSet %s: %s\n", t.name, gateNote)
+			fmt.Fprintf(log, prog+": StatefulSet %s: %s\n", t.Name, gateNote)
 		}
 	}
 	for _, o := range objects {

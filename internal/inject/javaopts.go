@@ -7,6 +7,7 @@ import (
 	yaml "go.yaml.in/yaml/v3"
 
 	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/chartvalues"
+	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/find"
 	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/yamlnode"
 )
 
@@ -20,8 +21,8 @@ import (
 // GC settings, and a valueFrom cannot be edited here. Each option lands exactly once: an option
 // of the same name already there (-XX:TieredStopAtLevel=4) is replaced, since the values asked
 // for this one. Reports whether the value changed.
-func addJavaOpts(stsRoot *yaml.Node, t brokerTarget, envName, opts, levers string) (bool, error) {
-	broker := yamlnode.NamedEntry(yamlnode.At(stsRoot, "spec", "template", "spec", "containers"), t.container)
+func addJavaOpts(stsRoot *yaml.Node, t find.Broker, envName, opts, levers string) (bool, error) {
+	broker := yamlnode.NamedEntry(yamlnode.At(stsRoot, "spec", "template", "spec", "containers"), t.Container)
 	entries := namedEntries(yamlnode.MapValue(broker, "env"), envName)
 	if len(entries) == 0 {
 		fromEnvFrom := ""
@@ -30,7 +31,7 @@ func addJavaOpts(stsRoot *yaml.Node, t brokerTarget, envName, opts, levers strin
 		}
 		return false, fmt.Errorf("%s: container %q of StatefulSet %s has no env %s with a literal value to add %q to%s "+
 			"(the official chart sets JAVA_OPTS from broker.jvmOpts; brokerJvm.javaOptsEnv names another variable)",
-			levers, t.container, t.name, envName, opts, fromEnvFrom)
+			levers, t.Container, t.Name, envName, opts, fromEnvFrom)
 	}
 	v := entries[len(entries)-1]
 	value := yamlnode.MapValue(v, "value")
@@ -42,7 +43,7 @@ func addJavaOpts(stsRoot *yaml.Node, t brokerTarget, envName, opts, levers strin
 		return false, fmt.Errorf("%s: container %q of StatefulSet %s: the env entry %s the kubelet uses "+
 			"(the last of %d with that name; official chart: broker.extraEnv) %s, so warmup-inject cannot add %q to it: "+
 			"set %s in broker.extraEnv with a literal value, or remove it there (the chart's own comes from broker.jvmOpts), or turn off %s",
-			levers, t.container, t.name, envName, len(entries), what, opts, envName, levers)
+			levers, t.Container, t.Name, envName, len(entries), what, opts, envName, levers)
 	}
 	merged := mergeJavaOpts(value.Value, opts)
 	if merged == value.Value {

@@ -8,6 +8,7 @@ import (
 
 	yaml "go.yaml.in/yaml/v3"
 
+	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/find"
 	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/yamlnode"
 )
 
@@ -49,8 +50,8 @@ func officialValues(e brokerEdit) (*yaml.Node, error) {
 	fail := func(format string, a ...any) (*yaml.Node, error) {
 		return nil, fmt.Errorf("StatefulSet %s: "+format, append([]any{e.name}, a...)...)
 	}
-	if e.container != officialBrokerContainer {
-		return fail("the broker container is %q: the values route is for the official Pinot chart, whose broker container is %q (use the post-renderer)", e.container, officialBrokerContainer)
+	if e.container != find.OfficialBrokerContainer {
+		return fail("the broker container is %q: the values route is for the official Pinot chart, whose broker container is %q (use the post-renderer)", e.container, find.OfficialBrokerContainer)
 	}
 	podBefore, podAfter := yamlnode.At(e.before, "spec", "template", "spec"), yamlnode.At(e.after, "spec", "template", "spec")
 	if !hasNamed(yamlnode.MapValue(podBefore, "volumes"), officialConfigVolume) {

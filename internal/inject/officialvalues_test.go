@@ -15,6 +15,7 @@ import (
 	"helm.sh/helm/v3/pkg/engine"
 
 	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/chartvalues"
+	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/find"
 )
 
 // The values route against the official chart itself: the chart's .tgz rendered with Helm's
@@ -98,7 +99,7 @@ func routeNormalized(t *testing.T, sts k8sObject) map[string]any {
 	pod, _ := sts.get("spec", "template", "spec").(map[string]any)
 	for _, c := range pod["containers"].([]any) {
 		c := c.(map[string]any)
-		if c["name"] != officialBrokerContainer {
+		if c["name"] != find.OfficialBrokerContainer {
 			continue
 		}
 		delete(c, "resizePolicy")
@@ -126,7 +127,7 @@ func routeNormalized(t *testing.T, sts k8sObject) map[string]any {
 func officialBrokers(objs []k8sObject) []k8sObject {
 	var out []k8sObject
 	for _, o := range objs {
-		if o.get("kind") == "StatefulSet" && containerNamed(o, "containers", officialBrokerContainer) != nil {
+		if o.get("kind") == "StatefulSet" && containerNamed(o, "containers", find.OfficialBrokerContainer) != nil {
 			out = append(out, o)
 		}
 	}
@@ -192,8 +193,8 @@ func TestValuesRouteRendersWhatInjectDoes(t *testing.T) {
 				gb, _ := yaml.Marshal(g)
 				t.Errorf("broker pod differs\npost-renderer:\n%s\nvalues route:\n%s", wb, gb)
 			}
-			if countNamed(got[0], sidecarContainer) != 1 || containerNamed(got[0], "initContainers", sidecarContainer) == nil {
-				t.Errorf("the values route's broker pod has no native sidecar %q", sidecarContainer)
+			if countNamed(got[0], find.SidecarContainer) != 1 || containerNamed(got[0], "initContainers", find.SidecarContainer) == nil {
+				t.Errorf("the values route's broker pod has no native sidecar %q", find.SidecarContainer)
 			}
 			// Everything but the broker StatefulSet and its config is the operator's rendering.
 			for _, o := range objects(t, string(plain)) {

@@ -8,6 +8,7 @@ import (
 	yaml "go.yaml.in/yaml/v3"
 
 	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/chartvalues"
+	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/find"
 	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/yamlnode"
 )
 
@@ -80,12 +81,12 @@ func wholeNumber(v any) (int, bool) {
 // gateBrokerProbes rewrites the broker container's readinessProbe and startupProbe by the rule,
 // when the sidecar decides (by, decidedBy resolved for this broker). Reports whether the document
 // changed and, for a log line, what it did (empty when the chart's probes stay).
-func gateBrokerProbes(stsRoot *yaml.Node, t brokerTarget, values map[string]any, by string) (bool, string, error) {
+func gateBrokerProbes(stsRoot *yaml.Node, t find.Broker, values map[string]any, by string) (bool, string, error) {
 	period := gatedPeriod(values, by)
 	if period <= 0 {
 		return false, "", nil
 	}
-	broker := yamlnode.NamedEntry(yamlnode.At(stsRoot, "spec", "template", "spec", "containers"), t.container)
+	broker := yamlnode.NamedEntry(yamlnode.At(stsRoot, "spec", "template", "spec", "containers"), t.Container)
 	changed := false
 	var gated []string
 	for _, pr := range []struct {
@@ -98,7 +99,7 @@ func gateBrokerProbes(stsRoot *yaml.Node, t brokerTarget, values map[string]any,
 		}
 		c, err := gateProbe(probe, period, pr.startup)
 		if err != nil {
-			return false, "", fmt.Errorf("brokerReadiness.decidedBy sidecar: StatefulSet %s, container %q, %s.%w", t.name, t.container, pr.key, err)
+			return false, "", fmt.Errorf("brokerReadiness.decidedBy sidecar: StatefulSet %s, container %q, %s.%w", t.Name, t.Container, pr.key, err)
 		}
 		changed = changed || c
 		gated = append(gated, pr.key)

@@ -10,6 +10,7 @@ import (
 	yaml "go.yaml.in/yaml/v3"
 	"helm.sh/helm/v3/pkg/chart"
 
+	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/find"
 	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/yamlnode"
 )
 
@@ -101,9 +102,9 @@ func TestSidecarDecidesStartsTheBrokerProbesAtOnce(t *testing.T) {
 			if !strings.Contains(stderr, "readinessProbe") || !strings.Contains(stderr, "livenessProbe unchanged") {
 				t.Errorf("stderr does not say what was done to the probes: %s", stderr)
 			}
-			in, res := splitStream(fixture(t, name)), splitStream([]byte(out))
+			in, res := find.SplitStream(fixture(t, name)), find.SplitStream([]byte(out))
 			for i := range in {
-				if in[i] != res[i] && !strings.Contains(in[i].body, "name: pinot-broker\n") {
+				if in[i] != res[i] && !strings.Contains(in[i].Body, "name: pinot-broker\n") {
 					t.Errorf("document %d changed but is not the broker StatefulSet", i+1)
 				}
 			}

@@ -1,5 +1,9 @@
 package inject
 
+import (
+	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/find"
+)
+
 // The sidecar's CPU request and the pod's CPU weight. The kubelet weighs a pod's CPU by the sum of
 // its containers' CPU requests (cpu.shares, MilliCPUToShares: none is the minimum, 2), so a broker
 // with no CPU request, as the official chart ships it, sits in a pod of weight 2 until the sidecar
@@ -14,8 +18,8 @@ package inject
 
 // sidecarCPUOverride is the values override that leaves the sidecar's CPU request out for a broker
 // that has none, and why ("" when the sidecar keeps its request).
-func sidecarCPUOverride(t brokerTarget) (map[string]any, string) {
-	if cfg := configuredCPU(t); cfg.request != "" || cfg.limit != "" {
+func sidecarCPUOverride(t find.Broker) (map[string]any, string) {
+	if cfg := t.ConfiguredCPU(); cfg.Request != "" || cfg.Limit != "" {
 		return nil, ""
 	}
 	// A null removes the chart's default, as `--set resources.requests.cpu=null` would.

@@ -11,6 +11,7 @@ import (
 	yaml "go.yaml.in/yaml/v3"
 
 	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/chartvalues"
+	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/find"
 	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/yamlnode"
 )
 
@@ -100,11 +101,11 @@ type routeOutput struct {
 
 // valuesFor injects the manifests as the post-renderer would and says the result as values.
 func valuesFor(r *renderer, raw []byte, log io.Writer) (routeOutput, error) {
-	before, err := parseStream(raw)
+	before, err := find.ParseStream(raw)
 	if err != nil {
 		return routeOutput{}, inputErr(err)
 	}
-	docs, err := parseStream(raw)
+	docs, err := find.ParseStream(raw)
 	if err != nil {
 		return routeOutput{}, inputErr(err)
 	}
@@ -115,21 +116,21 @@ func valuesFor(r *renderer, raw []byte, log io.Writer) (routeOutput, error) {
 	if len(targets) != 1 {
 		names := make([]string, len(targets))
 		for i, t := range targets {
-			names[i] = t.name
+			names[i] = t.Name
 		}
 		return routeOutput{}, inputErr(fmt.Errorf("%d broker StatefulSets (%s): the values route writes one release's broker values; render one release at a time", len(targets), strings.Join(names, ", ")))
 	}
 	t := targets[0]
-	edit := brokerEdit{name: t.name, container: t.container,
-		before: yamlnode.DocumentRoot(before[t.index].node), after: yamlnode.DocumentRoot(docs[t.index].node)}
+	edit := brokerEdit{name: t.Name, container: t.Container,
+		before: yamlnode.DocumentRoot(before[t.Index].Node), after: yamlnode.DocumentRoot(docs[t.Index].Node)}
 	edit.confBefore, edit.conf = brokerConf(before, t), brokerConf(docs, t)
 	values, err := officialValues(edit)
 	if err != nil {
 		return routeOutput{}, inputErr(err)
 	}
-	release := t.labels["release"]
-	fmt.Fprintf(log, "%s values: StatefulSet %s: %s\n", prog, t.name, describeOverlay(values))
-	overlay, err := encode(&yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{values}, HeadComment: overlayHeader(release, t.namespace)})
+	release := t.Labels["release"]
+	fmt.Fprintf(log, "%s values: StatefulSet %s: %s\n", prog, t.Name, describeOverlay(values))
+	overlay, err := find.Encode(&yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{values}, HeadComment: overlayHeader(release, t.Namespace)})
 	if err != nil {
 		return routeOutput{}, fmt.Errorf("writing the values: %w", err)
 	}
@@ -157,7 +158,7 @@ func describeOverlay(values *yaml.Node) string {
 	}
 	own := 0
 	for _, c := range yamlnode.Items(yamlnode.MapValue(broker, "initContainers")) {
-		if yamlnode.NameOf(c) != sidecarContainer {
+		if yamlnode.NameOf(c) != find.SidecarContainer {
 			own++
 		}
 	}
@@ -166,10 +167,10 @@ func describeOverlay(values *yaml.Node) string {
 }
 
 // brokerConf is the text of a broker's pinot-broker.conf in docs ("" when not found).
-func brokerConf(docs []manifest, t brokerTarget) string {
+func brokerConf(docs []find.Manifest, t find.Broker) string {
 	for _, d := range docs {
-		if d.node != nil && d.obj.Kind == "ConfigMap" && d.obj.Metadata.Name == t.configMap.name && d.obj.Metadata.Namespace == t.namespace {
-			return yamlnode.Scalar(yamlnode.At(yamlnode.DocumentRoot(d.node), "data", t.configMap.key))
+		if d.Node != nil && d.Obj.Kind == "ConfigMap" && d.Obj.Metadata.Name == t.ConfigMap.Name && d.Obj.Metadata.Namespace == t.Namespace {
+			return yamlnode.Scalar(yamlnode.At(yamlnode.DocumentRoot(d.Node), "data", t.ConfigMap.Key))
 		}
 	}
 	return ""
@@ -187,7 +188,7 @@ those, or Helm's later file wins over your change.`, release, namespace)
 // companionValues are the pinot-broker-warmup chart's values for its install beside the
 // release: the PodMonitor's and dashboard's as given, the broker pods' labels with the
 // release's, and brokerCpuBoost as the post-renderer would render it for this StatefulSet.
-func companionValues(r *renderer, t brokerTarget, release string) ([]byte, error) {
+func companionValues(r *renderer, t find.Broker, release string) ([]byte, error) {
 	labels := map[string]any{}
 	for k, v := range stringMap(chartvalues.Lookup(r.values, "brokerPodLabels")) {
 		labels[k] = v
@@ -197,7 +198,7 @@ func companionValues(r *renderer, t brokerTarget, release string) ([]byte, error
 	}
 	v := map[string]any{
 		"enabled":         true,
-		"besideRelease":   map[string]any{"name": release, "namespace": t.namespace, "brokerStatefulSet": t.name},
+		"besideRelease":   map[string]any{"name": release, "namespace": t.Namespace, "brokerStatefulSet": t.Name},
 		"brokerPodLabels": labels,
 	}
 	for _, k := range []string{"podMonitor", "dashboard"} {
@@ -215,10 +216,10 @@ func companionValues(r *renderer, t brokerTarget, release string) ([]byte, error
 			return nil, err
 		}
 		v["brokerCpuBoost"] = chartvalues.Merge(asMap(r.user["brokerCpuBoost"]), boost)
-		v["brokerContainerName"] = t.container
+		v["brokerContainerName"] = t.Container
 	}
 	var buf bytes.Buffer
-	fmt.Fprintf(&buf, "# Written by warmup-inject values: the pinot-broker-warmup chart's values for its install beside\n# the Pinot release %q, in the same namespace (%q).\n", release, t.namespace)
+	fmt.Fprintf(&buf, "# Written by warmup-inject values: the pinot-broker-warmup chart's values for its install beside\n# the Pinot release %q, in the same namespace (%q).\n", release, t.Namespace)
 	enc := yaml.NewEncoder(&buf)
 	enc.SetIndent(2)
 	if err := enc.Encode(v); err != nil {

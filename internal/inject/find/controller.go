@@ -1,4 +1,4 @@
-package inject
+package find
 
 import (
 	"fmt"
@@ -10,7 +10,7 @@ import (
 // component=controller with the broker's app label; the broker's own release wins, then a
 // plain ClusterIP Service over the headless and external ones the official chart also renders.
 // Empty when there is none.
-func controllerURL(services []service, broker brokerTarget) string {
+func controllerURL(services []service, broker Broker) string {
 	type candidate struct {
 		svc   service
 		score int
@@ -21,14 +21,14 @@ func controllerURL(services []service, broker brokerTarget) string {
 		if sel["component"] != "controller" || len(s.Spec.Ports) == 0 {
 			continue
 		}
-		if app, ok := broker.labels["app"]; ok && sel["app"] != app {
+		if app, ok := broker.Labels["app"]; ok && sel["app"] != app {
 			continue
 		}
 		score := 0
-		if rel := broker.labels["release"]; rel != "" && sel["release"] == rel {
+		if rel := broker.Labels["release"]; rel != "" && sel["release"] == rel {
 			score += 4
 		}
-		if s.Metadata.Namespace == broker.namespace {
+		if s.Metadata.Namespace == broker.Namespace {
 			score += 2
 		}
 		if (s.Spec.Type == "" || s.Spec.Type == "ClusterIP") && s.Spec.ClusterIP != "None" {
@@ -48,7 +48,7 @@ func controllerURL(services []service, broker brokerTarget) string {
 		}
 	}
 	host := best.Metadata.Name
-	if best.Metadata.Namespace != "" && best.Metadata.Namespace != broker.namespace {
+	if best.Metadata.Namespace != "" && best.Metadata.Namespace != broker.Namespace {
 		host = fmt.Sprintf("%s.%s.svc", best.Metadata.Name, best.Metadata.Namespace)
 	}
 	return fmt.Sprintf("http://%s:%d", host, p)

@@ -1,6 +1,6 @@
-package inject
+package find
 
-// The few fields inject reads from manifests, decoded from the same node tree it edits.
+// The few fields the rooms read from manifests, decoded from the same node tree they edit.
 // Everything else is left as nodes and never interpreted.
 
 type objectMeta struct {
@@ -9,7 +9,8 @@ type objectMeta struct {
 	Labels    map[string]string `yaml:"labels"`
 }
 
-type object struct {
+// Object is what every manifest says of itself: its kind and name.
+type Object struct {
 	APIVersion string     `yaml:"apiVersion"`
 	Kind       string     `yaml:"kind"`
 	Metadata   objectMeta `yaml:"metadata"`
@@ -45,7 +46,7 @@ type container struct {
 	LivenessProbe  *probe        `yaml:"livenessProbe"`
 	StartupProbe   *probe        `yaml:"startupProbe"`
 	Env            []envVar      `yaml:"env"`
-	Resources      resources     `yaml:"resources"`
+	Resources      Resources     `yaml:"resources"`
 }
 
 // envVar is a literal env entry (valueFrom entries read as an empty value).
@@ -54,8 +55,8 @@ type envVar struct {
 	Value string `yaml:"value"`
 }
 
-// resources are a container's requests and limits as written (quantities as strings).
-type resources struct {
+// Resources are a container's requests and limits as written (quantities as strings).
+type Resources struct {
 	Requests map[string]string `yaml:"requests"`
 	Limits   map[string]string `yaml:"limits"`
 }

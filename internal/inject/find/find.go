@@ -1,4 +1,4 @@
-package inject
+package find
 
 import (
 	"fmt"
@@ -14,7 +14,7 @@ import (
 // renamed release.
 const (
 	chartLabel              = "helm.sh/chart"
-	officialBrokerContainer = "broker"
+	OfficialBrokerContainer = "broker"
 )
 
 // officialChartLabel is "pinot-<version>" (a chart named pinot-something-else does not match).
@@ -32,7 +32,7 @@ const (
 // matchBroker tells whether a StatefulSet is a broker and names the broker's container in it.
 // Pod labels rather than the StatefulSet's own, because the pod is what the sidecar joins and
 // what the PodMonitor selects.
-func matchBroker(obj object, sts statefulSet, podLabels map[string]string, containerName string) (brokerMatch, string) {
+func matchBroker(obj Object, sts statefulSet, podLabels map[string]string, containerName string) (brokerMatch, string) {
 	if obj.Kind != "StatefulSet" || !strings.HasPrefix(obj.APIVersion, "apps/") {
 		return notBroker, ""
 	}
@@ -42,8 +42,8 @@ func matchBroker(obj object, sts statefulSet, podLabels map[string]string, conta
 	}
 	if officialChartLabel.MatchString(labels[chartLabel]) {
 		for _, c := range sts.Spec.Template.Spec.Containers {
-			if c.Name == officialBrokerContainer {
-				return byOfficialChart, officialBrokerContainer
+			if c.Name == OfficialBrokerContainer {
+				return byOfficialChart, OfficialBrokerContainer
 			}
 		}
 	}
@@ -63,22 +63,22 @@ func hasLabels(labels, want map[string]string) bool {
 // shows a post-renderer's stderr only when it fails: passing through would install the release
 // without a sidecar and without a word.
 func noBrokerErr(podLabels map[string]string) error {
-	return inputErr(fmt.Errorf("no broker StatefulSet in the manifests: looked for pod labels %s "+
+	return fmt.Errorf("no broker StatefulSet in the manifests: looked for pod labels %s "+
 		"(brokerPodLabels in the values; the official chart sets app from nameOverride and component from broker.name) "+
 		"and for the official chart's broker pod (label %s: pinot-<version> and a container named %q): "+
 		"set brokerPodLabels to the broker pods' labels, or enabled: false to pass the manifests through unchanged",
-		formatLabels(podLabels), chartLabel, officialBrokerContainer))
+		formatLabels(podLabels), chartLabel, OfficialBrokerContainer)
 }
 
-// describeMatch is what the log line says of a broker found as the official chart's but not by
+// DescribeMatch is what the log line says of a broker found as the official chart's but not by
 // brokerPodLabels: the chart's PodMonitor selects by those labels and would miss its pods.
-func describeMatch(t brokerTarget, podLabels map[string]string) string {
+func DescribeMatch(t Broker, podLabels map[string]string) string {
 	if t.match != byOfficialChart {
 		return ""
 	}
 	have := map[string]string{}
 	for k := range podLabels {
-		have[k] = t.labels[k]
+		have[k] = t.Labels[k]
 	}
 	return fmt.Sprintf(", found as the official chart's broker: its pod labels %s are not brokerPodLabels %s, "+
 		"which pinot-broker-warmup's PodMonitor selects", formatLabels(have), formatLabels(podLabels))

@@ -1,41 +1,41 @@
-package inject
+package find
 
 import (
 	"bytes"
 	"strings"
 )
 
-// document is one YAML document of a manifest stream, kept as the exact bytes it came in with so
+// Document is one YAML document of a manifest stream, kept as the exact bytes it came in with so
 // that every document inject does not change is written back byte for byte.
-type document struct {
-	separator string // the "---" line that opened it, newline included; empty for the first one
-	body      string // everything up to the next separator line
+type Document struct {
+	Separator string // the "---" line that opened it, newline included; empty for the first one
+	Body      string // everything up to the next separator line
 }
 
-// splitStream cuts a multi-document stream at its "---" lines. A "---" at column 0 always ends
+// SplitStream cuts a multi-document stream at its "---" lines. A "---" at column 0 always ends
 // the document before it (block scalars are indented), so a line scan is exact and, unlike a
 // decoder, loses nothing: comments, spacing and key order of untouched documents survive.
-func splitStream(in []byte) []document {
-	var docs []document
-	cur := document{}
+func SplitStream(in []byte) []Document {
+	var docs []Document
+	cur := Document{}
 	var body strings.Builder
 	for _, line := range bytes.SplitAfter(in, []byte("\n")) {
 		if len(line) == 0 {
 			continue
 		}
 		if isSeparator(line) {
-			cur.body = body.String()
-			if cur.separator != "" || cur.body != "" {
+			cur.Body = body.String()
+			if cur.Separator != "" || cur.Body != "" {
 				docs = append(docs, cur)
 			}
-			cur = document{separator: string(line)}
+			cur = Document{Separator: string(line)}
 			body.Reset()
 			continue
 		}
 		body.Write(line)
 	}
-	cur.body = body.String()
-	if cur.separator != "" || cur.body != "" {
+	cur.Body = body.String()
+	if cur.Separator != "" || cur.Body != "" {
 		docs = append(docs, cur)
 	}
 	return docs
@@ -52,12 +52,12 @@ func isSeparator(line []byte) bool {
 	return len(rest) == 0 || rest[0] == ' ' || rest[0] == '\t'
 }
 
-// joinStream is the inverse of splitStream.
-func joinStream(docs []document) []byte {
+// JoinStream is the inverse of SplitStream.
+func JoinStream(docs []Document) []byte {
 	var out bytes.Buffer
 	for _, d := range docs {
-		out.WriteString(d.separator)
-		out.WriteString(d.body)
+		out.WriteString(d.Separator)
+		out.WriteString(d.Body)
 	}
 	return out.Bytes()
 }

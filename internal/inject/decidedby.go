@@ -3,6 +3,7 @@ package inject
 import (
 	"fmt"
 
+	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/boost"
 	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/chartvalues"
 	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/find"
 )
@@ -41,5 +42,5 @@ func decidedBy(setting, cpuLimit string, boost bool) (by, why string) {
 // container's CPU limit before any boost (an earlier run's boost raised it: find.Broker.ConfiguredCPU).
 func brokerDecidedBy(values map[string]any, t find.Broker) (by, why string) {
 	setting, _ := chartvalues.Lookup(values, "brokerReadiness", "decidedBy").(string)
-	return decidedBy(setting, t.ConfiguredCPU().Limit, cpuBoostOn(values))
+	return decidedBy(setting, t.ConfiguredCPU().Limit, boost.On(values))
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/boost"
 	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/chartvalues"
 	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/find"
 	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/yamlnode"
@@ -75,8 +76,8 @@ func injectAll(r *renderer, docs []find.Manifest, log io.Writer) ([]find.Manifes
 		if res, note := sidecarCPUOverride(t); res != nil {
 			overrides["resources"], cpuNote = res, note
 		}
-		if cpuBoostOn(r.values) {
-			note, err := cpuBoostOverrides(r.values, t, docs, overrides)
+		if boost.On(r.values) {
+			note, err := boost.Overrides(r.values, t, docs, overrides)
 			if err != nil {
 				return nil, nil, inputErr(err)
 			}
@@ -114,12 +115,12 @@ func injectAll(r *renderer, docs []find.Manifest, log io.Writer) ([]find.Manifes
 			}
 			d.Changed = d.Changed || changed
 		}
-		if spliceCPUBoost(yamlnode.DocumentRoot(d.Node), t.Container, inj) {
+		if boost.Splice(yamlnode.DocumentRoot(d.Node), t.Container, inj.boost) {
 			d.Changed = true
-			objects = append(objects, boostObjects{t.Name, inj.cpuBoostObjects})
+			objects = append(objects, boostObjects{t.Name, inj.boost.Objects})
 		}
 		fmt.Fprintf(log, prog+": StatefulSet %s: sidecar added (%s%s%s%s%s)\n", t.Name, describePort(t.Port, brokerURL),
-			describeController(controller), describeJavaOpts(javaOptsEnv, inj.brokerJavaOpts), describeBoost(inj), find.DescribeMatch(t, podLabels))
+			describeController(controller), describeJavaOpts(javaOptsEnv, inj.brokerJavaOpts), boost.Describe(inj.boost), find.DescribeMatch(t, podLabels))
 		if cpuNote != "" {
 			fmt.Fprintf(log, prog+": StatefulSet %s: %s\n", t.Name, cpuNote)
 		}
@@ -137,8 +138,8 @@ func injectAll(r *renderer, docs []find.Manifest, log io.Writer) ([]find.Manifes
 	}
 	for _, o := range objects {
 		var err error
-		if docs, err = addObjects(docs, o.stream, o.statefulSet); err != nil {
-			return nil, nil, err
+		if docs, err = boost.AddObjects(docs, o.stream, o.statefulSet); err != nil {
+			return nil, nil, inputErr(err)
 		}
 	}
 	return docs, targets, nil

@@ -8,6 +8,7 @@ import (
 	"helm.sh/helm/v3/pkg/chartutil"
 	"helm.sh/helm/v3/pkg/engine"
 
+	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/boost"
 	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/chartvalues"
 	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/yamlnode"
 )
@@ -34,16 +35,7 @@ type injection struct {
 	brokerVolumeMounts []*yaml.Node
 	// brokerCpuBoost: the broker container's boosted CPU, the pod's ServiceAccount and the
 	// objects beside the pod (empty when off).
-	brokerCpu       boostCPU
-	serviceAccount  string
-	noAutomount     bool
-	cpuBoostObjects string
-}
-
-// boostCPU is the chart's pinot-broker-warmup.cpuBoost output.
-type boostCPU struct {
-	request, limit                 string
-	giveBackRequest, giveBackLimit string
+	boost boost.Rendered
 }
 
 // releaseName is .Release.Name in what inject renders (the chart's injection templates do not
@@ -98,7 +90,7 @@ func (r *renderer) checkKubeVersion(kubeVersion string) error {
 		return fmt.Errorf("%s: nativeSidecar is true, which needs Kubernetes >= 1.29, and a post-renderer cannot ask the cluster: %s, or set nativeSidecar: false",
 			describeFiles(r.files), give)
 	}
-	if cpuBoostOn(r.values) {
+	if boost.On(r.values) {
 		return fmt.Errorf("%s: brokerCpuBoost is on, which needs Kubernetes >= 1.33 (in-place pod resize), and a post-renderer cannot ask the cluster: %s, or set brokerCpuBoost.enabled: false",
 			describeFiles(r.files), give)
 	}
@@ -156,17 +148,17 @@ func parseInjection(text string) (injection, error) {
 		inj.brokerJavaOpts = jo.Value
 	}
 	if bc := yamlnode.MapValue(root, "brokerCpu"); bc != nil {
-		inj.brokerCpu = boostCPU{
-			request: yamlnode.Scalar(yamlnode.MapValue(bc, "request")), limit: yamlnode.Scalar(yamlnode.MapValue(bc, "limit")),
-			giveBackRequest: yamlnode.Scalar(yamlnode.MapValue(bc, "giveBackRequest")), giveBackLimit: yamlnode.Scalar(yamlnode.MapValue(bc, "giveBackLimit")),
+		inj.boost.CPU = boost.CPU{
+			Request: yamlnode.Scalar(yamlnode.MapValue(bc, "request")), Limit: yamlnode.Scalar(yamlnode.MapValue(bc, "limit")),
+			GiveBackRequest: yamlnode.Scalar(yamlnode.MapValue(bc, "giveBackRequest")), GiveBackLimit: yamlnode.Scalar(yamlnode.MapValue(bc, "giveBackLimit")),
 		}
 	}
 	if sa := yamlnode.MapValue(root, "podServiceAccount"); sa != nil {
-		inj.serviceAccount = yamlnode.Scalar(yamlnode.MapValue(sa, "serviceAccountName"))
-		inj.noAutomount = yamlnode.Scalar(yamlnode.MapValue(sa, "automountServiceAccountToken")) == "false"
+		inj.boost.ServiceAccount = yamlnode.Scalar(yamlnode.MapValue(sa, "serviceAccountName"))
+		inj.boost.NoAutomount = yamlnode.Scalar(yamlnode.MapValue(sa, "automountServiceAccountToken")) == "false"
 	}
 	if o := yamlnode.MapValue(root, "cpuBoostObjects"); o != nil {
-		inj.cpuBoostObjects = o.Value
+		inj.boost.Objects = o.Value
 	}
 	return inj, nil
 }

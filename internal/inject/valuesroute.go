@@ -10,6 +10,7 @@ import (
 
 	yaml "go.yaml.in/yaml/v3"
 
+	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/boost"
 	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/chartvalues"
 	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/find"
 	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/yamlnode"
@@ -209,13 +210,13 @@ func companionValues(r *renderer, t find.Broker, release string) ([]byte, error)
 	if p := chartvalues.Lookup(r.user, "warmup", "listenPort"); p != nil {
 		v["warmup"] = map[string]any{"listenPort": p}
 	}
-	if cpuBoostOn(r.values) {
+	if boost.On(r.values) {
 		// The ServiceAccount is the pods' own here (nothing to carry over); injectAll told its note.
-		boost, _, err := planCPUBoost(r.values, t, nil)
+		plan, _, err := boost.Plan(r.values, t, nil)
 		if err != nil {
 			return nil, err
 		}
-		v["brokerCpuBoost"] = chartvalues.Merge(asMap(r.user["brokerCpuBoost"]), boost)
+		v["brokerCpuBoost"] = chartvalues.Merge(asMap(r.user["brokerCpuBoost"]), plan)
 		v["brokerContainerName"] = t.Container
 	}
 	var buf bytes.Buffer

@@ -1,4 +1,4 @@
-package inject
+package boost
 
 import (
 	"fmt"
@@ -10,18 +10,18 @@ import (
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/kubeapi"
 )
 
-// cpuBoostOn: brokerCpuBoost.enabled in the values.
-func cpuBoostOn(values map[string]any) bool {
+// On: brokerCpuBoost.enabled in the values.
+func On(values map[string]any) bool {
 	on, _ := chartvalues.Lookup(values, "brokerCpuBoost", "enabled").(bool)
 	return on
 }
 
-// planCPUBoost checks brokerCpuBoost against one broker StatefulSet and returns the values
+// Plan checks brokerCpuBoost against one broker StatefulSet and returns the values
 // inject renders the chart with for it: the broker's configured CPU as the target, the
 // StatefulSet's name and replicas for the Role, and the ServiceAccount to bind (planServiceAccount,
 // whose note it returns). Every refusal names the StatefulSet and what to change; the chart checks
 // the same rules for umbrella charts.
-func planCPUBoost(values map[string]any, t find.Broker, docs []find.Manifest) (map[string]any, string, error) {
+func Plan(values map[string]any, t find.Broker, docs []find.Manifest) (map[string]any, string, error) {
 	fail := func(format string, a ...any) (map[string]any, string, error) {
 		return nil, "", fmt.Errorf("StatefulSet %s: brokerCpuBoost: "+format, append([]any{t.Name}, a...)...)
 	}
@@ -107,11 +107,11 @@ func planCPUBoost(values map[string]any, t find.Broker, docs []find.Manifest) (m
 	return boost, note, nil
 }
 
-// cpuBoostOverrides are the values a StatefulSet's boost renders with: planCPUBoost's, and the
+// Overrides are the values a StatefulSet's boost renders with: Plan's, and the
 // broker container's name as found (the official chart's, when brokerPodLabels did not match),
-// which the sidecar resizes and the admission policy names. It returns planCPUBoost's note.
-func cpuBoostOverrides(values map[string]any, t find.Broker, docs []find.Manifest, overrides map[string]any) (string, error) {
-	boost, note, err := planCPUBoost(values, t, docs)
+// which the sidecar resizes and the admission policy names. It returns Plan's note.
+func Overrides(values map[string]any, t find.Broker, docs []find.Manifest, overrides map[string]any) (string, error) {
+	boost, note, err := Plan(values, t, docs)
 	if err != nil {
 		return "", err
 	}
@@ -190,19 +190,19 @@ func valuesResources(v any) find.Resources {
 	return out
 }
 
-// describeBoost is inject's log note for one StatefulSet.
-func describeBoost(inj injection) string {
-	if inj.brokerCpu.request == "" && inj.brokerCpu.limit == "" {
+// Describe is inject's log note for one StatefulSet.
+func Describe(boosted Rendered) string {
+	if boosted.CPU.Request == "" && boosted.CPU.Limit == "" {
 		return ""
 	}
 	var parts []string
-	if inj.brokerCpu.giveBackLimit != "" {
-		parts = append(parts, "limit "+inj.brokerCpu.giveBackLimit+" → "+inj.brokerCpu.limit)
+	if boosted.CPU.GiveBackLimit != "" {
+		parts = append(parts, "limit "+boosted.CPU.GiveBackLimit+" → "+boosted.CPU.Limit)
 	}
-	if inj.brokerCpu.giveBackRequest != "" {
-		parts = append(parts, "request "+inj.brokerCpu.giveBackRequest+" → "+inj.brokerCpu.request)
+	if boosted.CPU.GiveBackRequest != "" {
+		parts = append(parts, "request "+boosted.CPU.GiveBackRequest+" → "+boosted.CPU.Request)
 	}
-	return ", CPU boost " + strings.Join(parts, ", ") + " (given back by ServiceAccount " + inj.serviceAccount + ")"
+	return ", CPU boost " + strings.Join(parts, ", ") + " (given back by ServiceAccount " + boosted.ServiceAccount + ")"
 }
 
 // asInt reads a number from coalesced values (decoded from YAML as JSON: float64, or an int

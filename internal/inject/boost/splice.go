@@ -1,4 +1,4 @@
-package inject
+package boost
 
 import (
 	"fmt"
@@ -10,13 +10,13 @@ import (
 	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/yamlnode"
 )
 
-// spliceCPUBoost puts brokerCpuBoost into a broker StatefulSet's pod: the broker container's CPU
+// Splice puts brokerCpuBoost into a broker StatefulSet's pod: the broker container's CPU
 // raised, resized in place without a restart (resizePolicy cpu NotRequired, its other entries
 // kept), and the pod's ServiceAccount (with no automounted token when it is the boost's own).
 // Nothing else of the broker container changes. Reports whether the document changed.
-func spliceCPUBoost(stsRoot *yaml.Node, containerName string, inj injection) bool {
-	cpu := inj.brokerCpu
-	if cpu.request == "" && cpu.limit == "" {
+func Splice(stsRoot *yaml.Node, containerName string, boosted Rendered) bool {
+	cpu := boosted.CPU
+	if cpu.Request == "" && cpu.Limit == "" {
 		return false
 	}
 	pod := yamlnode.At(stsRoot, "spec", "template", "spec")
@@ -25,9 +25,9 @@ func spliceCPUBoost(stsRoot *yaml.Node, containerName string, inj injection) boo
 		return false
 	}
 	res := yamlnode.MappingAt(broker, "resources")
-	yamlnode.SetScalar(yamlnode.MappingAt(res, "requests"), "cpu", cpu.request, yaml.DoubleQuotedStyle)
-	if cpu.limit != "" {
-		yamlnode.SetScalar(yamlnode.MappingAt(res, "limits"), "cpu", cpu.limit, yaml.DoubleQuotedStyle)
+	yamlnode.SetScalar(yamlnode.MappingAt(res, "requests"), "cpu", cpu.Request, yaml.DoubleQuotedStyle)
+	if cpu.Limit != "" {
+		yamlnode.SetScalar(yamlnode.MappingAt(res, "limits"), "cpu", cpu.Limit, yaml.DoubleQuotedStyle)
 	}
 	policies := yamlnode.SequenceAt(broker, "resizePolicy")
 	var cpuPolicy *yaml.Node
@@ -42,13 +42,13 @@ func spliceCPUBoost(stsRoot *yaml.Node, containerName string, inj injection) boo
 		yamlnode.SetScalar(cpuPolicy, "resourceName", "cpu", 0)
 	}
 	yamlnode.SetScalar(cpuPolicy, "restartPolicy", "NotRequired", 0)
-	if inj.serviceAccount != "" {
-		yamlnode.SetScalar(pod, "serviceAccountName", inj.serviceAccount, 0)
+	if boosted.ServiceAccount != "" {
+		yamlnode.SetScalar(pod, "serviceAccountName", boosted.ServiceAccount, 0)
 		if old := yamlnode.MapValue(pod, "serviceAccount"); old != nil { // the deprecated alias must agree
-			old.Value = inj.serviceAccount
+			old.Value = boosted.ServiceAccount
 		}
 	}
-	if inj.noAutomount {
+	if boosted.NoAutomount {
 		v := yamlnode.MapValue(pod, "automountServiceAccountToken")
 		if v == nil {
 			pod.Content = append(pod.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: "automountServiceAccountToken"}, &yaml.Node{Kind: yaml.ScalarNode})
@@ -62,11 +62,11 @@ func spliceCPUBoost(stsRoot *yaml.Node, containerName string, inj injection) boo
 // objectsHeader opens each object inject adds to the stream, like Helm's "# Source:" lines.
 const objectsHeader = "# Source: pinot-broker-warmup (warmup-inject, brokerCpuBoost)\n"
 
-// addObjects adds the chart's objects (a YAML stream, what the boost of statefulSet needs) to the
+// AddObjects adds the chart's objects (a YAML stream, what the boost of statefulSet needs) to the
 // manifests: an object already there (the same kind, namespace and name) is replaced in place
 // when it is this chart's (an earlier run's, or another StatefulSet's boost's), any other is a
 // refusal (collision.go); the rest are appended.
-func addObjects(docs []find.Manifest, stream, statefulSet string) ([]find.Manifest, error) {
+func AddObjects(docs []find.Manifest, stream, statefulSet string) ([]find.Manifest, error) {
 	for _, d := range find.SplitStream([]byte(stream)) {
 		body := strings.TrimSpace(d.Body)
 		if body == "" {

@@ -1,4 +1,4 @@
-package inject
+package boost
 
 import (
 	"fmt"
@@ -56,9 +56,9 @@ func collisionErr(docs []find.Manifest, i int, added find.Object, statefulSet st
 	if added.Kind == "ServiceAccount" {
 		fix = "set brokerCpuBoost.serviceAccount.name to a name the manifests do not use, or serviceAccount.create: false to bind the Role to a ServiceAccount that exists"
 	}
-	return inputErr(fmt.Errorf("brokerCpuBoost of StatefulSet %s adds %s, and the manifests on stdin already hold %s (%s) without the label %s: %s: "+
+	return fmt.Errorf("brokerCpuBoost of StatefulSet %s adds %s, and the manifests on stdin already hold %s (%s) without the label %s: %s: "+
 		"warmup-inject replaces only its own objects: %s",
-		statefulSet, describeObject(added), describeObject(existing.Obj), where, ownLabel, ownLabelValue, fix))
+		statefulSet, describeObject(added), describeObject(existing.Obj), where, ownLabel, ownLabelValue, fix)
 }
 
 // sourceComment is the "# Source: <template>" line Helm opens each document with, or "".

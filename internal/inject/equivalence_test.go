@@ -265,7 +265,7 @@ func listenerLines(objs []k8sObject) []string {
 	for _, o := range objs {
 		conf, _ := o.get("data", "pinot-broker.conf").(string)
 		for _, l := range strings.Split(conf, "\n") {
-			if strings.HasPrefix(l, protocolsKey) {
+			if strings.HasPrefix(l, "pinot.broker.client.access.protocols") {
 				out = append(out, l)
 			}
 		}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/boost"
 	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/chartvalues"
+	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/edit"
 	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/find"
 	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/yamlnode"
 )
@@ -67,13 +68,13 @@ func injectAll(r *renderer, docs []find.Manifest, log io.Writer) ([]find.Manifes
 			warmup["brokerPort"] = t.Port
 		}
 		// The chart renders the sidecar's own readinessProbe by decidedBy: give it the resolved one.
-		by, why := brokerDecidedBy(r.values, t)
+		by, why := edit.BrokerDecidedBy(r.values, t, boost.On(r.values))
 		overrides := map[string]any{"warmup": warmup, "brokerReadiness": map[string]any{"decidedBy": by}}
-		if key, derived := aotCacheKey(r.values, t); derived {
+		if key, derived := edit.AOTCacheKey(r.values, t); derived {
 			overrides["brokerJvm"] = map[string]any{"aotCache": map[string]any{"key": key}}
 		}
 		cpuNote := ""
-		if res, note := sidecarCPUOverride(t); res != nil {
+		if res, note := edit.SidecarCPUOverride(t); res != nil {
 			overrides["resources"], cpuNote = res, note
 		}
 		if boost.On(r.values) {
@@ -97,19 +98,19 @@ func injectAll(r *renderer, docs []find.Manifest, log io.Writer) ([]find.Manifes
 			return nil, nil, usageErr(fmt.Errorf("StatefulSet %s: %w", t.Name, err))
 		}
 		d := &docs[t.Index]
-		if splicePod(yamlnode.DocumentRoot(d.Node), inj) {
+		if edit.SplicePod(yamlnode.DocumentRoot(d.Node), inj.containers, inj.initContainers, inj.volumes) {
 			d.Changed = true
 		}
 		if inj.brokerConfig != "" {
-			if err := addListener(docs, found.ConfigMaps, t, inj.brokerConfig); err != nil {
+			if err := edit.AddListener(docs, found.ConfigMaps, t, inj.brokerConfig); err != nil {
 				return nil, nil, inputErr(err)
 			}
 		}
-		if addBrokerMounts(yamlnode.DocumentRoot(d.Node), t.Container, inj.brokerVolumeMounts) {
+		if edit.AddBrokerMounts(yamlnode.DocumentRoot(d.Node), t.Container, inj.brokerVolumeMounts) {
 			d.Changed = true
 		}
 		if inj.brokerJavaOpts != "" {
-			changed, err := addJavaOpts(yamlnode.DocumentRoot(d.Node), t, javaOptsEnv, inj.brokerJavaOpts, jvmLevers(r.values))
+			changed, err := edit.AddJavaOpts(yamlnode.DocumentRoot(d.Node), t, javaOptsEnv, inj.brokerJavaOpts, edit.JVMLevers(r.values))
 			if err != nil {
 				return nil, nil, inputErr(err)
 			}
@@ -124,7 +125,7 @@ func injectAll(r *renderer, docs []find.Manifest, log io.Writer) ([]find.Manifes
 		if cpuNote != "" {
 			fmt.Fprintf(log, prog+": StatefulSet %s: %s\n", t.Name, cpuNote)
 		}
-		gated, gateNote, err := gateBrokerProbes(yamlnode.DocumentRoot(d.Node), t, r.values, by)
+		gated, gateNote, err := edit.GateBrokerProbes(yamlnode.DocumentRoot(d.Node), t, r.values, by)
 		if err != nil {
 			return nil, nil, inputErr(err)
 		}

@@ -1,4 +1,4 @@
-package inject
+package edit
 
 import (
 	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/find"
@@ -16,9 +16,9 @@ import (
 // the sidecar gets none either: adding it leaves the pod's weight as it was. The chart's rule
 // (pinot-broker-warmup.sidecarResources, for umbrella charts) is the same; a test holds them equal.
 
-// sidecarCPUOverride is the values override that leaves the sidecar's CPU request out for a broker
+// SidecarCPUOverride is the values override that leaves the sidecar's CPU request out for a broker
 // that has none, and why ("" when the sidecar keeps its request).
-func sidecarCPUOverride(t find.Broker) (map[string]any, string) {
+func SidecarCPUOverride(t find.Broker) (map[string]any, string) {
 	if cfg := t.ConfiguredCPU(); cfg.Request != "" || cfg.Limit != "" {
 		return nil, ""
 	}

@@ -1,4 +1,4 @@
-package inject
+package edit
 
 import (
 	"crypto/sha256"
@@ -17,11 +17,11 @@ const maxAOTKey = 200
 
 var notKeyChar = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 
-// aotCacheKey is the cache file's name stem for one broker: brokerJvm.aotCache.key when set,
+// AOTCacheKey is the cache file's name stem for one broker: brokerJvm.aotCache.key when set,
 // else derived from the broker container's image reference (derived true), so that another
 // image, with another JDK build or other jars, looks for another file and finds none, instead
 // of a stale cache. A long reference keeps its start and a hash of the whole.
-func aotCacheKey(values map[string]any, t find.Broker) (key string, derived bool) {
+func AOTCacheKey(values map[string]any, t find.Broker) (key string, derived bool) {
 	if on, _ := chartvalues.Lookup(values, "brokerJvm", "aotCache", "enabled").(bool); !on {
 		return "", false
 	}
@@ -36,9 +36,9 @@ func aotCacheKey(values map[string]any, t find.Broker) (key string, derived bool
 	return key, key != ""
 }
 
-// addBrokerMounts puts the rendered volume mounts into the broker container, replacing any of
+// AddBrokerMounts puts the rendered volume mounts into the broker container, replacing any of
 // the same name (a second run leaves one of each). Reports whether the document changed.
-func addBrokerMounts(stsRoot *yaml.Node, containerName string, mounts []*yaml.Node) bool {
+func AddBrokerMounts(stsRoot *yaml.Node, containerName string, mounts []*yaml.Node) bool {
 	if len(mounts) == 0 {
 		return false
 	}

@@ -1,4 +1,4 @@
-package inject
+package edit
 
 import "testing"
 

@@ -1,4 +1,4 @@
-package inject
+package edit
 
 import (
 	"encoding/json"
@@ -78,10 +78,10 @@ func wholeNumber(v any) (int, bool) {
 	return 0, false
 }
 
-// gateBrokerProbes rewrites the broker container's readinessProbe and startupProbe by the rule,
+// GateBrokerProbes rewrites the broker container's readinessProbe and startupProbe by the rule,
 // when the sidecar decides (by, decidedBy resolved for this broker). Reports whether the document
 // changed and, for a log line, what it did (empty when the chart's probes stay).
-func gateBrokerProbes(stsRoot *yaml.Node, t find.Broker, values map[string]any, by string) (bool, string, error) {
+func GateBrokerProbes(stsRoot *yaml.Node, t find.Broker, values map[string]any, by string) (bool, string, error) {
 	period := gatedPeriod(values, by)
 	if period <= 0 {
 		return false, "", nil

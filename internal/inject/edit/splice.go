@@ -1,4 +1,4 @@
-package inject
+package edit
 
 import (
 	yaml "go.yaml.in/yaml/v3"
@@ -6,18 +6,18 @@ import (
 	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/yamlnode"
 )
 
-// splicePod puts the rendered containers and volumes into a broker StatefulSet's pod spec.
+// SplicePod puts the rendered containers and volumes into a broker StatefulSet's pod spec.
 // Any container or volume already there under a rendered name is removed first, from both
 // container lists, so a second run (or a switch to nativeSidecar) still leaves exactly one
 // sidecar. The broker container and every other entry are not touched. Reports whether the
 // document changed.
-func splicePod(stsRoot *yaml.Node, inj injection) bool {
+func SplicePod(stsRoot *yaml.Node, containers, initContainers, volumes []*yaml.Node) bool {
 	pod := yamlnode.At(stsRoot, "spec", "template", "spec")
 	if pod == nil || pod.Kind != yaml.MappingNode {
 		return false
 	}
 	names := map[string]bool{}
-	for _, c := range append(append([]*yaml.Node{}, inj.containers...), inj.initContainers...) {
+	for _, c := range append(append([]*yaml.Node{}, containers...), initContainers...) {
 		names[yamlnode.NameOf(c)] = true
 	}
 	changed := false
@@ -26,20 +26,20 @@ func splicePod(stsRoot *yaml.Node, inj injection) bool {
 			changed = true
 		}
 	}
-	if appendAll(pod, "containers", inj.containers) {
+	if appendAll(pod, "containers", containers) {
 		changed = true
 	}
-	if appendAll(pod, "initContainers", inj.initContainers) {
+	if appendAll(pod, "initContainers", initContainers) {
 		changed = true
 	}
 	volNames := map[string]bool{}
-	for _, v := range inj.volumes {
+	for _, v := range volumes {
 		volNames[yamlnode.NameOf(v)] = true
 	}
 	if removeNamed(yamlnode.MapValue(pod, "volumes"), volNames) {
 		changed = true
 	}
-	if appendAll(pod, "volumes", inj.volumes) {
+	if appendAll(pod, "volumes", volumes) {
 		changed = true
 	}
 	return changed

@@ -1,4 +1,4 @@
-package inject
+package edit
 
 import (
 	"fmt"
@@ -11,7 +11,7 @@ import (
 	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/yamlnode"
 )
 
-// addJavaOpts appends the chart's broker JVM options (brokerJvm; levers names the values that
+// AddJavaOpts appends the chart's broker JVM options (brokerJvm; levers names the values that
 // asked for them) to the broker container's env variable envName, in the entry the kubelet
 // uses: the last of that name (a later env entry overrides an earlier one and any envFrom). The
 // official chart renders its own JAVA_OPTS (broker.jvmOpts) first and broker.extraEnv after it,
@@ -21,7 +21,7 @@ import (
 // GC settings, and a valueFrom cannot be edited here. Each option lands exactly once: an option
 // of the same name already there (-XX:TieredStopAtLevel=4) is replaced, since the values asked
 // for this one. Reports whether the value changed.
-func addJavaOpts(stsRoot *yaml.Node, t find.Broker, envName, opts, levers string) (bool, error) {
+func AddJavaOpts(stsRoot *yaml.Node, t find.Broker, envName, opts, levers string) (bool, error) {
 	broker := yamlnode.NamedEntry(yamlnode.At(stsRoot, "spec", "template", "spec", "containers"), t.Container)
 	entries := namedEntries(yamlnode.MapValue(broker, "env"), envName)
 	if len(entries) == 0 {
@@ -53,8 +53,8 @@ func addJavaOpts(stsRoot *yaml.Node, t find.Broker, envName, opts, levers string
 	return true, nil
 }
 
-// jvmLevers names the values that ask for broker JVM options, for messages.
-func jvmLevers(values map[string]any) string {
+// JVMLevers names the values that ask for broker JVM options, for messages.
+func JVMLevers(values map[string]any) string {
 	var on []string
 	if c1, _ := chartvalues.Lookup(values, "brokerJvm", "c1Only").(bool); c1 {
 		on = append(on, "brokerJvm.c1Only")

@@ -1,4 +1,4 @@
-package inject
+package edit
 
 import (
 	"fmt"
@@ -10,8 +10,8 @@ import (
 	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/yamlnode"
 )
 
-// addListener appends the loopback listener to the broker's config ConfigMap.
-func addListener(docs []find.Manifest, configMaps map[string]int, t find.Broker, lines string) error {
+// AddListener appends the loopback listener to the broker's config ConfigMap.
+func AddListener(docs []find.Manifest, configMaps map[string]int, t find.Broker, lines string) error {
 	if t.ConfigMap.Name == "" {
 		return fmt.Errorf("loopbackListener.enabled: cannot find the broker config of StatefulSet %s (no -configFileName arg on a ConfigMap mount)", t.Name)
 	}

@@ -1,9 +1,8 @@
-package inject
+package edit
 
 import (
 	"fmt"
 
-	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/boost"
 	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/chartvalues"
 	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/find"
 )
@@ -38,9 +37,10 @@ func decidedBy(setting, cpuLimit string, boost bool) (by, why string) {
 	return decidedByChart, fmt.Sprintf("the broker has a CPU limit, %s, and brokerCpuBoost is off", cpuLimit)
 }
 
-// brokerDecidedBy is decidedBy for one broker StatefulSet, from the values and the broker
-// container's CPU limit before any boost (an earlier run's boost raised it: find.Broker.ConfiguredCPU).
-func brokerDecidedBy(values map[string]any, t find.Broker) (by, why string) {
+// BrokerDecidedBy is decidedBy for one broker StatefulSet, from the values, the broker
+// container's CPU limit before any boost (an earlier run's boost raised it: find.Broker.ConfiguredCPU)
+// and whether brokerCpuBoost is on.
+func BrokerDecidedBy(values map[string]any, t find.Broker, boost bool) (by, why string) {
 	setting, _ := chartvalues.Lookup(values, "brokerReadiness", "decidedBy").(string)
-	return decidedBy(setting, t.ConfiguredCPU().Limit, boost.On(values))
+	return decidedBy(setting, t.ConfiguredCPU().Limit, boost)
 }

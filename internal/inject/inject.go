@@ -8,12 +8,13 @@ import (
 	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/chartvalues"
 	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/edit"
 	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/find"
+	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/render"
 	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/yamlnode"
 )
 
 // inject adds the sidecar to every broker StatefulSet in the manifests read from in and writes
 // the whole stream to out. Documents it does not change are written back byte for byte.
-func inject(r *renderer, in io.Reader, out, log io.Writer) error {
+func inject(r *render.Renderer, in io.Reader, out, log io.Writer) error {
 	raw, err := io.ReadAll(in)
 	if err != nil {
 		return inputErr(fmt.Errorf("reading manifests from stdin: %w", err))
@@ -22,7 +23,7 @@ func inject(r *renderer, in io.Reader, out, log io.Writer) error {
 	if err != nil {
 		return inputErr(err)
 	}
-	if !r.enabled() {
+	if !r.Enabled() {
 		fmt.Fprintln(log, prog+": enabled is false in the values: manifests passed through unchanged")
 		_, err := out.Write(raw)
 		return err
@@ -51,11 +52,11 @@ func inject(r *renderer, in io.Reader, out, log io.Writer) error {
 // injectAll edits the parsed documents in place, and adds the objects the chart renders beside
 // the pods (brokerCpuBoost's ServiceAccount, Role, RoleBinding and admission policy) at the end.
 // It returns the broker StatefulSets it edited with the documents.
-func injectAll(r *renderer, docs []find.Manifest, log io.Writer) ([]find.Manifest, []find.Broker, error) {
-	podLabels := stringMap(chartvalues.Lookup(r.values, "brokerPodLabels"))
-	containerName, _ := chartvalues.Lookup(r.values, "brokerContainerName").(string)
-	javaOptsEnv, _ := chartvalues.Lookup(r.values, "brokerJvm", "javaOptsEnv").(string)
-	brokerURL, _ := chartvalues.Lookup(r.values, "warmup", "brokerUrl").(string)
+func injectAll(r *render.Renderer, docs []find.Manifest, log io.Writer) ([]find.Manifest, []find.Broker, error) {
+	podLabels := stringMap(chartvalues.Lookup(r.Values(), "brokerPodLabels"))
+	containerName, _ := chartvalues.Lookup(r.Values(), "brokerContainerName").(string)
+	javaOptsEnv, _ := chartvalues.Lookup(r.Values(), "brokerJvm", "javaOptsEnv").(string)
+	brokerURL, _ := chartvalues.Lookup(r.Values(), "warmup", "brokerUrl").(string)
 	found, err := find.Brokers(docs, podLabels, containerName, brokerURL != "")
 	if err != nil {
 		return nil, nil, inputErr(err)
@@ -68,17 +69,17 @@ func injectAll(r *renderer, docs []find.Manifest, log io.Writer) ([]find.Manifes
 			warmup["brokerPort"] = t.Port
 		}
 		// The chart renders the sidecar's own readinessProbe by decidedBy: give it the resolved one.
-		by, why := edit.BrokerDecidedBy(r.values, t, boost.On(r.values))
+		by, why := edit.BrokerDecidedBy(r.Values(), t, boost.On(r.Values()))
 		overrides := map[string]any{"warmup": warmup, "brokerReadiness": map[string]any{"decidedBy": by}}
-		if key, derived := edit.AOTCacheKey(r.values, t); derived {
+		if key, derived := edit.AOTCacheKey(r.Values(), t); derived {
 			overrides["brokerJvm"] = map[string]any{"aotCache": map[string]any{"key": key}}
 		}
 		cpuNote := ""
 		if res, note := edit.SidecarCPUOverride(t); res != nil {
 			overrides["resources"], cpuNote = res, note
 		}
-		if boost.On(r.values) {
-			note, err := boost.Overrides(r.values, t, docs, overrides)
+		if boost.On(r.Values()) {
+			note, err := boost.Overrides(r.Values(), t, docs, overrides)
 			if err != nil {
 				return nil, nil, inputErr(err)
 			}
@@ -87,13 +88,13 @@ func injectAll(r *renderer, docs []find.Manifest, log io.Writer) ([]find.Manifes
 			}
 		}
 		controller := ""
-		if needsController(r.values) {
+		if needsController(r.Values()) {
 			controller = found.ControllerURL(t)
 			if controller != "" {
 				warmup["controllerUrl"] = controller
 			}
 		}
-		inj, err := r.render(overrides, t.Namespace)
+		inj, err := renderFor(r, overrides, t.Namespace)
 		if err != nil {
 			return nil, nil, usageErr(fmt.Errorf("StatefulSet %s: %w", t.Name, err))
 		}
@@ -110,7 +111,7 @@ func injectAll(r *renderer, docs []find.Manifest, log io.Writer) ([]find.Manifes
 			d.Changed = true
 		}
 		if inj.brokerJavaOpts != "" {
-			changed, err := edit.AddJavaOpts(yamlnode.DocumentRoot(d.Node), t, javaOptsEnv, inj.brokerJavaOpts, edit.JVMLevers(r.values))
+			changed, err := edit.AddJavaOpts(yamlnode.DocumentRoot(d.Node), t, javaOptsEnv, inj.brokerJavaOpts, edit.JVMLevers(r.Values()))
 			if err != nil {
 				return nil, nil, inputErr(err)
 			}
@@ -125,7 +126,7 @@ func injectAll(r *renderer, docs []find.Manifest, log io.Writer) ([]find.Manifes
 		if cpuNote != "" {
 			fmt.Fprintf(log, prog+": StatefulSet %s: %s\n", t.Name, cpuNote)
 		}
-		gated, gateNote, err := edit.GateBrokerProbes(yamlnode.DocumentRoot(d.Node), t, r.values, by)
+		gated, gateNote, err := edit.GateBrokerProbes(yamlnode.DocumentRoot(d.Node), t, r.Values(), by)
 		if err != nil {
 			return nil, nil, inputErr(err)
 		}

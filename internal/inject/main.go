@@ -11,6 +11,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/render"
 )
 
 // Exit codes: 0 ok, 1 bad manifest input, 2 bad usage or bad values.
@@ -58,7 +60,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return valuesMain(args[1:], stdin, stdout, stderr)
 	}
 	// No default: a post-renderer cannot ask the cluster, and a guessed version would pass the
-	// native-sidecar and boost checks on any cluster (renderer.checkKubeVersion).
+	// native-sidecar and boost checks on any cluster (checkKubeVersion).
 	c := newCommand(prog, usage, stderr, "the cluster's Kubernetes `VERSION` (required with nativeSidecar or brokerCpuBoost)")
 	if code, done := c.parse(args); done {
 		return code
@@ -115,8 +117,11 @@ func (c *command) exit(err error) int {
 }
 
 func run(values []string, kubeVersion string, stdin io.Reader, stdout, stderr io.Writer) error {
-	r, err := newRenderer(values, kubeVersion)
+	r, err := render.New(values, kubeVersion)
 	if err != nil {
+		return usageErr(err)
+	}
+	if err := checkKubeVersion(r, kubeVersion); err != nil {
 		return usageErr(err)
 	}
 	return inject(r, stdin, stdout, stderr)

@@ -13,6 +13,7 @@ import (
 	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/boost"
 	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/chartvalues"
 	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/find"
+	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/render"
 	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/yamlnode"
 )
 
@@ -44,7 +45,7 @@ func valuesMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 }
 
 func runValues(files []string, kubeVersion, companionFile string, stdin io.Reader, stdout, stderr io.Writer) error {
-	user, err := readValues(files)
+	user, err := render.ReadValues(files)
 	if err != nil {
 		return usageErr(err)
 	}
@@ -54,12 +55,12 @@ func runValues(files []string, kubeVersion, companionFile string, stdin io.Reade
 	if kubeVersion == "" {
 		return usageErr(errors.New("--kube-version is required: the values route runs the sidecar as a native sidecar (Kubernetes >= 1.29), and nothing here can ask the cluster (kubectl version shows it)"))
 	}
-	r, err := newRendererWith(user, files, kubeVersion)
+	r, err := render.NewWith(user, files, kubeVersion)
 	if err != nil {
 		return usageErr(err)
 	}
-	if !r.enabled() {
-		return usageErr(fmt.Errorf("%s: enabled is false: there is nothing to add (leave the values route's file out of the release instead)", describeFiles(files)))
+	if !r.Enabled() {
+		return usageErr(fmt.Errorf("%s: enabled is false: there is nothing to add (leave the values route's file out of the release instead)", render.DescribeFiles(files)))
 	}
 	raw, err := io.ReadAll(stdin)
 	if err != nil {
@@ -83,11 +84,11 @@ func runValues(files []string, kubeVersion, companionFile string, stdin io.Reade
 // boost's Role is bound to the broker pods' ServiceAccount. Values saying otherwise are refused.
 func valuesRouteDefaults(user map[string]any, files []string) error {
 	if native, set := chartvalues.Lookup(user, "nativeSidecar").(bool); set && !native {
-		return fmt.Errorf("%s: nativeSidecar is false: the values route adds the sidecar through broker.initContainers, as a native sidecar (remove nativeSidecar, or use the post-renderer)", describeFiles(files))
+		return fmt.Errorf("%s: nativeSidecar is false: the values route adds the sidecar through broker.initContainers, as a native sidecar (remove nativeSidecar, or use the post-renderer)", render.DescribeFiles(files))
 	}
 	user["nativeSidecar"] = true
 	if create, set := chartvalues.Lookup(user, "brokerCpuBoost", "serviceAccount", "create").(bool); set && create {
-		return fmt.Errorf("%s: brokerCpuBoost.serviceAccount.create is true: the official chart has no value to run the broker pods as a ServiceAccount of their own; the values route binds the boost's Role to theirs (set create: false, or use the post-renderer)", describeFiles(files))
+		return fmt.Errorf("%s: brokerCpuBoost.serviceAccount.create is true: the official chart has no value to run the broker pods as a ServiceAccount of their own; the values route binds the boost's Role to theirs (set create: false, or use the post-renderer)", render.DescribeFiles(files))
 	}
 	if on, _ := chartvalues.Lookup(user, "brokerCpuBoost", "enabled").(bool); on {
 		user["brokerCpuBoost"] = chartvalues.Merge(asMap(user["brokerCpuBoost"]), map[string]any{"serviceAccount": map[string]any{"create": false}})
@@ -101,7 +102,7 @@ type routeOutput struct {
 }
 
 // valuesFor injects the manifests as the post-renderer would and says the result as values.
-func valuesFor(r *renderer, raw []byte, log io.Writer) (routeOutput, error) {
+func valuesFor(r *render.Renderer, raw []byte, log io.Writer) (routeOutput, error) {
 	before, err := find.ParseStream(raw)
 	if err != nil {
 		return routeOutput{}, inputErr(err)
@@ -189,9 +190,9 @@ those, or Helm's later file wins over your change.`, release, namespace)
 // companionValues are the pinot-broker-warmup chart's values for its install beside the
 // release: the PodMonitor's and dashboard's as given, the broker pods' labels with the
 // release's, and brokerCpuBoost as the post-renderer would render it for this StatefulSet.
-func companionValues(r *renderer, t find.Broker, release string) ([]byte, error) {
+func companionValues(r *render.Renderer, t find.Broker, release string) ([]byte, error) {
 	labels := map[string]any{}
-	for k, v := range stringMap(chartvalues.Lookup(r.values, "brokerPodLabels")) {
+	for k, v := range stringMap(chartvalues.Lookup(r.Values(), "brokerPodLabels")) {
 		labels[k] = v
 	}
 	if release != "" {
@@ -203,20 +204,20 @@ func companionValues(r *renderer, t find.Broker, release string) ([]byte, error)
 		"brokerPodLabels": labels,
 	}
 	for _, k := range []string{"podMonitor", "dashboard"} {
-		if m, ok := r.user[k]; ok {
+		if m, ok := r.User()[k]; ok {
 			v[k] = m
 		}
 	}
-	if p := chartvalues.Lookup(r.user, "warmup", "listenPort"); p != nil {
+	if p := chartvalues.Lookup(r.User(), "warmup", "listenPort"); p != nil {
 		v["warmup"] = map[string]any{"listenPort": p}
 	}
-	if boost.On(r.values) {
+	if boost.On(r.Values()) {
 		// The ServiceAccount is the pods' own here (nothing to carry over); injectAll told its note.
-		plan, _, err := boost.Plan(r.values, t, nil)
+		plan, _, err := boost.Plan(r.Values(), t, nil)
 		if err != nil {
 			return nil, err
 		}
-		v["brokerCpuBoost"] = chartvalues.Merge(asMap(r.user["brokerCpuBoost"]), plan)
+		v["brokerCpuBoost"] = chartvalues.Merge(asMap(r.User()["brokerCpuBoost"]), plan)
 		v["brokerContainerName"] = t.Container
 	}
 	var buf bytes.Buffer

@@ -1,4 +1,4 @@
-package inject
+package render
 
 import (
 	"fmt"
@@ -9,10 +9,10 @@ import (
 	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/chartvalues"
 )
 
-// readValues reads the --values files in order, later files overriding earlier ones as with
+// ReadValues reads the --values files in order, later files overriding earlier ones as with
 // `helm -f a -f b`. Running inject is the opt-in, so "enabled" defaults to true here (the chart's
 // own default, false, is for chart installs); a file can still set it false to pass through.
-func readValues(files []string) (map[string]any, error) {
+func ReadValues(files []string) (map[string]any, error) {
 	merged := map[string]any{}
 	for _, f := range files {
 		v, err := chartutil.ReadValuesFile(f)
@@ -27,8 +27,8 @@ func readValues(files []string) (map[string]any, error) {
 	return merged, nil
 }
 
-// describeFiles names the values files in messages.
-func describeFiles(files []string) string {
+// DescribeFiles names the values files in messages.
+func DescribeFiles(files []string) string {
 	switch len(files) {
 	case 0:
 		return "the chart's default values"

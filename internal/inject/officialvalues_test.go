@@ -105,7 +105,7 @@ func routeNormalized(t *testing.T, sts k8sObject) map[string]any {
 		delete(c, "resizePolicy")
 		for _, e := range c["env"].([]any) {
 			e := e.(map[string]any)
-			if v, ok := e["value"].(string); ok && e["name"] == officialJavaOptsEnv {
+			if v, ok := e["value"].(string); ok && e["name"] == "JAVA_OPTS" {
 				opts := strings.Fields(v)
 				sort.Strings(opts)
 				e["value"] = strings.Join(opts, " ")

@@ -13,6 +13,7 @@ import (
 	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/boost"
 	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/chartvalues"
 	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/find"
+	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/official"
 	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/render"
 	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/yamlnode"
 )
@@ -123,10 +124,10 @@ func valuesFor(r *render.Renderer, raw []byte, log io.Writer) (routeOutput, erro
 		return routeOutput{}, inputErr(fmt.Errorf("%d broker StatefulSets (%s): the values route writes one release's broker values; render one release at a time", len(targets), strings.Join(names, ", ")))
 	}
 	t := targets[0]
-	edit := brokerEdit{name: t.Name, container: t.Container,
-		before: yamlnode.DocumentRoot(before[t.Index].Node), after: yamlnode.DocumentRoot(docs[t.Index].Node)}
-	edit.confBefore, edit.conf = brokerConf(before, t), brokerConf(docs, t)
-	values, err := officialValues(edit)
+	edit := official.Edit{Name: t.Name, Container: t.Container,
+		Before: yamlnode.DocumentRoot(before[t.Index].Node), After: yamlnode.DocumentRoot(docs[t.Index].Node)}
+	edit.ConfBefore, edit.Conf = brokerConf(before, t), brokerConf(docs, t)
+	values, err := official.Values(edit)
 	if err != nil {
 		return routeOutput{}, inputErr(err)
 	}

@@ -1,4 +1,4 @@
-package inject
+package official
 
 import (
 	"fmt"
@@ -17,7 +17,7 @@ import (
 // given (where the sidecar goes, as a native sidecar), broker.jvmOpts and broker.extraEnv into
 // the broker's env, broker.resources, broker.probes.{readiness,startup}.*,
 // broker.persistence.extraVolumes/extraVolumeMounts beside its own `config` volume, and
-// broker.extra.configs into pinot-broker.conf. officialValues reads the injected StatefulSet
+// broker.extra.configs into pinot-broker.conf. Values reads the injected StatefulSet
 // back into those values; whatever else the injection changed has no value there and is refused.
 
 // The official chart's own parts of the broker pod, which its values do not set.
@@ -37,32 +37,32 @@ var (
 	officialConfAuth = "pinot.broker.access.control.class="
 )
 
-// brokerEdit is one broker StatefulSet before and after the injection, and its config text.
-type brokerEdit struct {
-	name             string
-	container        string
-	before, after    *yaml.Node // the StatefulSets' roots
-	confBefore, conf string     // pinot-broker.conf; equal when the injection left it alone
+// Edit is one broker StatefulSet before and after the injection, and its config text.
+type Edit struct {
+	Name             string
+	Container        string
+	Before, After    *yaml.Node // the StatefulSets' roots
+	ConfBefore, Conf string     // pinot-broker.conf; equal when the injection left it alone
 }
 
-// officialValues says the edit as values of the official chart: a mapping with one key, broker.
-func officialValues(e brokerEdit) (*yaml.Node, error) {
+// Values says the edit as values of the official chart: a mapping with one key, broker.
+func Values(e Edit) (*yaml.Node, error) {
 	fail := func(format string, a ...any) (*yaml.Node, error) {
-		return nil, fmt.Errorf("StatefulSet %s: "+format, append([]any{e.name}, a...)...)
+		return nil, fmt.Errorf("StatefulSet %s: "+format, append([]any{e.Name}, a...)...)
 	}
-	if e.container != find.OfficialBrokerContainer {
-		return fail("the broker container is %q: the values route is for the official Pinot chart, whose broker container is %q (use the post-renderer)", e.container, find.OfficialBrokerContainer)
+	if e.Container != find.OfficialBrokerContainer {
+		return fail("the broker container is %q: the values route is for the official Pinot chart, whose broker container is %q (use the post-renderer)", e.Container, find.OfficialBrokerContainer)
 	}
-	podBefore, podAfter := yamlnode.At(e.before, "spec", "template", "spec"), yamlnode.At(e.after, "spec", "template", "spec")
+	podBefore, podAfter := yamlnode.At(e.Before, "spec", "template", "spec"), yamlnode.At(e.After, "spec", "template", "spec")
 	if !hasNamed(yamlnode.MapValue(podBefore, "volumes"), officialConfigVolume) {
 		return fail("the pod has no volume %q: not the official Pinot chart's broker (use the post-renderer)", officialConfigVolume)
 	}
 	if err := sameExcept(podBefore, podAfter, "pod spec", "initContainers", "volumes", "containers"); err != nil {
 		return fail("%v", err)
 	}
-	bBefore := yamlnode.NamedEntry(yamlnode.MapValue(podBefore, "containers"), e.container)
-	bAfter := yamlnode.NamedEntry(yamlnode.MapValue(podAfter, "containers"), e.container)
-	if err := sameContainersBut(yamlnode.MapValue(podBefore, "containers"), yamlnode.MapValue(podAfter, "containers"), e.container); err != nil {
+	bBefore := yamlnode.NamedEntry(yamlnode.MapValue(podBefore, "containers"), e.Container)
+	bAfter := yamlnode.NamedEntry(yamlnode.MapValue(podAfter, "containers"), e.Container)
+	if err := sameContainersBut(yamlnode.MapValue(podBefore, "containers"), yamlnode.MapValue(podAfter, "containers"), e.Container); err != nil {
 		return fail("%v", err)
 	}
 	if err := sameExcept(bBefore, bAfter, "broker container", "env", "resources", "readinessProbe", "startupProbe", "volumeMounts", "resizePolicy"); err != nil {
@@ -101,8 +101,8 @@ func officialValues(e brokerEdit) (*yaml.Node, error) {
 	if len(persistence.Content) > 0 {
 		setKey(broker, "persistence", persistence)
 	}
-	if e.conf != e.confBefore {
-		configs, err := extraConfigs(e.confBefore, e.conf)
+	if e.Conf != e.ConfBefore {
+		configs, err := extraConfigs(e.ConfBefore, e.Conf)
 		if err != nil {
 			return fail("%v", err)
 		}

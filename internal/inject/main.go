@@ -3,6 +3,13 @@
 // The container comes from rendering the chart embedded in the binary (charts/pinot-broker-warmup)
 // with Helm's own library, so the post-renderer and the chart cannot drift apart. It runs on
 // the operator's machine, never in the pod: the sidecar binary does not link it.
+//
+// This package is the command (its flags, exit codes and log lines, the values route) and the
+// wiring of its rooms, each a package by job: internal/inject/find reads the stream and finds the
+// brokers in it, internal/inject/render renders the chart with Helm, internal/inject/edit makes
+// the sidecar's edits to the broker's pod and config, internal/inject/boost adds brokerCpuBoost,
+// and internal/inject/official says an injection in the official chart's values. They share the
+// node helpers (internal/inject/yamlnode) and the values lookup (internal/inject/chartvalues).
 package inject
 
 import (

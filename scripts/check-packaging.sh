@@ -928,8 +928,8 @@ done
 check "go test ./internal/inject/... (with helm CLI equivalence)" go test -count=1 ./internal/inject/...
 
 # ---- The documents: every relative link resolves; the README's tables match the code ---------
-check "docs: Markdown links resolve; README config, metrics and /status tables match the code" \
-	go test -count=1 -run 'TestRepositoryLinksResolve|TestReadme' ./internal/markdown/ ./internal/config/ ./internal/report/
+check "docs: Markdown links resolve; the configuration page's variables, metrics and /status tables match the code; every generated block renders from its JSON" \
+	go test -count=1 -run 'TestRepositoryLinksResolve|TestReadme|TestDocs' ./internal/markdown/ ./internal/config/ ./internal/report/ ./e2e/studies/
 
 echo
 if ((failed > 0)); then

@@ -5,7 +5,7 @@
 //	helm install pinot pinot/pinot --post-renderer warmup-inject \
 //	  --post-renderer-args --values=warmup-values.yaml
 //
-// See README.md ("Deploy on Kubernetes") and charts/pinot-broker-warmup/README.md.
+// See README.md ("Install") and charts/pinot-broker-warmup/README.md.
 package main
 
 import (

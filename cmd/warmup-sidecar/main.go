@@ -64,7 +64,7 @@ Usage:
                                     only the engine's detection query and a sample per leg
   warmup-sidecar version
 
-Configuration comes from WARMUP_* environment variables (see README.md).
+Configuration comes from WARMUP_* environment variables (see docs/configuration.md).
 Exit codes: 0 ok, 1 not warm (once), 2 bad configuration, 3 the sidecar could
 not start or its server failed (e.g. the listen address is in use).
 The Helm post-renderer is a separate command, warmup-inject.

@@ -30,6 +30,11 @@ func WriteSteady(dir, name string, s *SteadyStudy) (jsonPath, mdPath string, err
 	return jsonPath, mdPath, nil
 }
 
+// ReadSteady reads a steady study's JSON.
+func ReadSteady(path string) (*SteadyStudy, error) {
+	return coldstart.ReadJSON[SteadyStudy](path, "steady study")
+}
+
 // SteadyMarkdown renders one table per figure: a row per slice of the load (then the
 // closed-loop capacity), a column per mode, each cell "median [min – max]" over rounds.
 func SteadyMarkdown(s *SteadyStudy) string {

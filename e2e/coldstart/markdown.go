@@ -69,8 +69,14 @@ func fieldByKey(key string) Field {
 }
 
 // Markdown renders the study as the table docs/benchmarks.md shows: one row per figure, one column
-// per arm, each cell "median / mean / [min – max]" over the arm's restarts.
+// per arm, each cell "median / mean / [min – max]" over the arm's restarts; then the broker JVM's
+// figures, what makes the figures suspect and the arms against the targets.
 func Markdown(s *Study) string {
+	return Table(s) + JVMTable(s) + Warnings(s) + TargetsTable(s)
+}
+
+// Table is the study's figures, a column per arm, after a line of how they were measured.
+func Table(s *Study) string {
 	var b strings.Builder
 	arms := s.ArmNames()
 	kind := "study"
@@ -114,7 +120,17 @@ func Markdown(s *Study) string {
 	}
 	b.WriteString("\nCells: **median** / mean / [min – max] over restarts. Cold p50/p99 count a cancelled query as the 2 s timeout; " +
 		"mean timeUsedMs is over answered queries only (cancelled ones report none, so a storm understates it).\n")
-	b.WriteString(jvmMarkdown(s, arms))
+	return b.String()
+}
+
+// JVMTable is the broker JVM's figures per arm: its JDK, its AOT cache, its start and its
+// compiler's CPU.
+func JVMTable(s *Study) string { return jvmMarkdown(s, s.ArmNames()) }
+
+// Warnings say what makes the study's figures suspect: a calibration that fell back, a load
+// generator that fell behind ("" when nothing did).
+func Warnings(s *Study) string {
+	var b strings.Builder
 	if c := s.Calibration; c != nil && c.Fallback {
 		fmt.Fprintf(&b, "\n**Warning:** %s.\n", c.Note())
 	}
@@ -122,26 +138,34 @@ func Markdown(s *Study) string {
 		fmt.Fprintf(&b, "\n**Warning:** the load generator fell up to %.0f ms behind its schedule (limit %d ms): the machine was too busy "+
 			"for an open loop at this rate, and these figures measure that as much as the broker.\n", lag, LagWarnMs)
 	}
-	if vs := Verdicts(s); len(vs) > 0 {
-		b.WriteString("\n| target | " + strings.Join(armHeaders(vs), " | ") + " |\n|---|")
-		for range vs {
-			b.WriteString("---|")
-		}
-		fmt.Fprintf(&b, "\n| cold cancellations cut ≥ %s vs off (means) |", pct(TargetCancelCut))
-		for _, v := range vs {
-			fmt.Fprintf(&b, " %s |", cutCell(v))
-		}
-		fmt.Fprintf(&b, "\n| cold p99 ≤ %g× warm p99 (medians) |", TargetColdWarmP99)
-		for _, v := range vs {
-			fmt.Fprintf(&b, " %s |", p99Cell(v))
-		}
-		fmt.Fprintf(&b, "\n| warmup < %g s (max) |", TargetWarmupMax)
-		for _, v := range vs {
-			fmt.Fprintf(&b, " %s |", warmupCell(v))
-		}
-		fmt.Fprintf(&b, "\n\nThe targets are the issue's for %s (the sidecar's defaults); the other ON arms are judged alike for comparison. "+
-			"A missed target says by how much.\n", ArmOnDefault)
+	return b.String()
+}
+
+// TargetsTable is every ON arm against the issue's targets ("" for a study without an ON arm).
+func TargetsTable(s *Study) string {
+	vs := Verdicts(s)
+	if len(vs) == 0 {
+		return ""
 	}
+	var b strings.Builder
+	b.WriteString("\n| target | " + strings.Join(armHeaders(vs), " | ") + " |\n|---|")
+	for range vs {
+		b.WriteString("---|")
+	}
+	fmt.Fprintf(&b, "\n| cold cancellations cut ≥ %s vs off (means) |", pct(TargetCancelCut))
+	for _, v := range vs {
+		fmt.Fprintf(&b, " %s |", cutCell(v))
+	}
+	fmt.Fprintf(&b, "\n| cold p99 ≤ %g× warm p99 (medians) |", TargetColdWarmP99)
+	for _, v := range vs {
+		fmt.Fprintf(&b, " %s |", p99Cell(v))
+	}
+	fmt.Fprintf(&b, "\n| warmup < %g s (max) |", TargetWarmupMax)
+	for _, v := range vs {
+		fmt.Fprintf(&b, " %s |", warmupCell(v))
+	}
+	fmt.Fprintf(&b, "\n\nThe targets are the issue's for %s (the sidecar's defaults); the other ON arms are judged alike for comparison. "+
+		"A missed target says by how much.\n", ArmOnDefault)
 	return b.String()
 }
 
@@ -240,18 +264,35 @@ func WriteMarkdown(path string, s *Study) error { return writeFile(path, []byte(
 // ReadmeSection is the benchmark section for s (in docs/benchmarks.md, once in the README): the
 // exact command, the machine, the table and the plot (plotPath relative to the file it goes in).
 func ReadmeSection(s *Study, command, plotPath string) string {
+	return "## Cold-start benchmark\n\n" + methodLines(s, command) + Markdown(s) + "\n" + PlotImage(plotPath)
+}
+
+// Method is how the study ran: the command it recorded, when, the machine and the arrival rate.
+func Method(s *Study) string { return methodLines(s, "") }
+
+// methodLines are the command (the one given, running the study's own; or the study's), when,
+// the machine and the arrival rate, a paragraph each.
+func methodLines(s *Study, command string) string {
 	var b strings.Builder
-	b.WriteString("## Cold-start benchmark\n\n")
-	fmt.Fprintf(&b, "Command: `%s`", command)
-	if s.Command != "" {
-		fmt.Fprintf(&b, " (runs `%s`)", s.Command)
+	switch {
+	case command == "" && s.Command == "":
+		b.WriteString("Run")
+	case command == "":
+		fmt.Fprintf(&b, "Command: `%s`", s.Command)
+	case s.Command != "":
+		fmt.Fprintf(&b, "Command: `%s` (runs `%s`)", command, s.Command)
+	default:
+		fmt.Fprintf(&b, "Command: `%s`", command)
 	}
 	fmt.Fprintf(&b, ", %s → %s.\n\n", s.StartedAt.UTC().Format("2006-01-02 15:04 UTC"), s.FinishedAt.UTC().Format("15:04 UTC"))
 	fmt.Fprintf(&b, "Machine: %s; load average at the start %s.\n\n", s.Machine, s.Machine.LoadAvg)
 	if s.Calibration != nil {
 		fmt.Fprintf(&b, "Arrival %s.\n\n", s.Calibration.Note())
 	}
-	b.WriteString(Markdown(s))
-	fmt.Fprintf(&b, "\n![latency and in-flight queries after Ready, median restart of each arm](%s)\n", plotPath)
 	return b.String()
+}
+
+// PlotImage is the study's plot as a Markdown image, path as the page that shows it reaches it.
+func PlotImage(path string) string {
+	return fmt.Sprintf("![latency and in-flight queries after Ready, median restart of each arm](%s)\n", path)
 }

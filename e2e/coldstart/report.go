@@ -232,16 +232,19 @@ func WriteJSON(path string, v any) error {
 }
 
 // ReadStudy loads a study JSON file.
-func ReadStudy(path string) (*Study, error) {
+func ReadStudy(path string) (*Study, error) { return ReadJSON[Study](path, "study") }
+
+// ReadJSON loads a JSON file as a T; what names it in the errors.
+func ReadJSON[T any](path, what string) (*T, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("reading study: %w", err)
+		return nil, fmt.Errorf("reading %s: %w", what, err)
 	}
-	var s Study
-	if err := json.Unmarshal(b, &s); err != nil {
-		return nil, fmt.Errorf("reading study %s: %w", path, err)
+	var v T
+	if err := json.Unmarshal(b, &v); err != nil {
+		return nil, fmt.Errorf("reading %s %s: %w", what, path, err)
 	}
-	return &s, nil
+	return &v, nil
 }
 
 func writeFile(path string, data []byte) error {

@@ -18,12 +18,31 @@ func Markdown(s *Study, name string) string {
 	}
 	b.WriteString(Table(s))
 	b.WriteString("\n" + Method(s) + "\n")
-	b.WriteString(targetsSection(s))
-	for _, arm := range s.ArmNames() {
-		if png := name + "-" + arm + ".png"; worstRollout(s.Arms[arm].Rollouts) != nil {
-			fmt.Fprintf(&b, "\n![%s timeline](%s)\n", arm, png)
-		}
+	b.WriteString(TargetsSection(s))
+	b.WriteString(Pictures(s, name))
+	b.WriteString(EventsSection(s))
+	b.WriteString(WarmupCostSection(s))
+	b.WriteString(RestartsSection(s))
+	b.WriteString(PlatformSection(s))
+	b.WriteString(JavaSection(s))
+	b.WriteString(NotesSection(s))
+	b.WriteString("\n")
+	return b.String()
+}
+
+// NotesSection is the study's notes, written when it was made, a line each.
+func NotesSection(s *Study) string {
+	var b strings.Builder
+	for _, n := range s.Notes {
+		b.WriteString("\n- " + n)
 	}
+	return b.String()
+}
+
+// EventsSection is every event's figures, then which events were readied, begun unsettled or
+// did not finish.
+func EventsSection(s *Study) string {
+	var b strings.Builder
 	b.WriteString("\n## Every event\n\n")
 	b.WriteString("Bound: per pod, its termination + the later of the probe's initial delay and (broker start → healthy + the sidecar's budget, ON pods) + one probe period + the Service's propagation + minReadySeconds; a rollout within it costs nothing beyond the broker's start, the budget and Kubernetes' own delays.\n\n")
 	b.WriteString("| arm | event | failed (shutdown / start / other) | cancelled (shutdown / start / other) | steady p99 | worst 10 s p99 | … with no pod starting or warming | first 10 s in service per pod (p99, × steady; * another pod starting or warming) | neighbours: p99 while a pod starts or warms (× steady) | … while a pod starts / is warmed / is out, idle (× steady) | duration (bound) | broker restarts | start → Ready per pod (→ healthy) | terminate per pod | load avg |\n")
@@ -59,14 +78,6 @@ func Markdown(s *Study, name string) string {
 		b.WriteString("\nEvents that did not finish within their bound (their figures end at it, with no tail; the load then stopped and the study waited for the fleet with no load):\n\n")
 		b.WriteString(strings.Join(unfinished, ""))
 	}
-	b.WriteString(warmupCostSection(s))
-	b.WriteString(restartsSection(s))
-	b.WriteString(platformSection(s))
-	b.WriteString(javaSection(s))
-	for _, n := range s.Notes {
-		b.WriteString("\n- " + n)
-	}
-	b.WriteString("\n")
 	return b.String()
 }
 
@@ -91,54 +102,14 @@ func Table(s *Study) string {
 			b.WriteString("\n")
 			continue
 		}
-		var failed, cancelled, rate, ratio, quiet, entry, neigh, dur, ready []float64
-		var phases []*NeighboursByPhase
-		var fs, cs []string
-		unfinished, unsettled := 0, 0
-		for _, r := range rs {
-			if r.Unsettled != "" {
-				unsettled++
-			}
-			failed, cancelled = append(failed, float64(r.Failed)), append(cancelled, float64(r.Cancelled))
-			fs, cs = append(fs, fmt.Sprint(r.Failed)), append(cs, fmt.Sprint(r.Cancelled))
-			if r.Queries > 0 {
-				rate = append(rate, float64(r.Failed+r.Cancelled)/float64(r.Queries))
-			}
-			ratio = append(ratio, r.Worst10sRatio)
-			if r.QuietWorst10sRatio > 0 {
-				quiet = append(quiet, r.QuietWorst10sRatio)
-			}
-			for _, e := range r.Entries {
-				entry = append(entry, e.Ratio)
-			}
-			if r.NeighboursQueries > 0 {
-				neigh = append(neigh, r.NeighboursRatio)
-			}
-			phases = append(phases, r.NeighboursByPhase)
-			if r.Unfinished != "" {
-				unfinished++
-			} else {
-				dur = append(dur, r.DurationSeconds)
-			}
-			ready = append(ready, readyTimes(r.Pods)...)
+		f := figuresOf(rs)
+		n := fmt.Sprint(f.rollouts)
+		if f.unsettled > 0 {
+			n += fmt.Sprintf(" (%d begun unsettled)", f.unsettled)
 		}
-		phase := map[string]int{}
-		for _, r := range rs {
-			for _, p := range r.ByPhase {
-				phase[p.Phase] += p.Failed + p.Cancelled
-			}
-		}
-		durCell := orDash(dur, secsCell)
-		if unfinished > 0 {
-			durCell += fmt.Sprintf("; %d did not finish", unfinished)
-		}
-		n := fmt.Sprint(len(rs))
-		if unsettled > 0 {
-			n += fmt.Sprintf(" (%d begun unsettled)", unsettled)
-		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %d / %d | %s | %s | %s | %s | %s | %s | %s | %s |", armCell(s, arm), n, strings.Join(fs, ", "), strings.Join(cs, ", "),
-			phase[PhaseShutdown], phase[PhaseStart], pct(median(rate)), ratioCell(ratio), orDash(quiet, ratioCell), entryCell(entry), entryCell(neigh),
-			phasesMedianCell(phases), durCell, orDash(ready, secsCell))
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %d / %d | %s | %s | %s | %s | %s | %s | %s | %s |", armCell(s, arm), n, strings.Join(f.failed, ", "), strings.Join(f.cancelled, ", "),
+			f.phase[PhaseShutdown], f.phase[PhaseStart], pct(median(f.rate)), ratioCell(f.ratio), orDash(f.quiet, ratioCell), entryCell(f.entry), entryCell(f.neigh),
+			phasesMedianCell(f.phases), f.durationCell(), orDash(f.ready, secsCell))
 		if costs {
 			b.WriteString(" " + warmupCostCell(s.Arms[arm].WarmupCost) + " |")
 		}
@@ -438,18 +409,32 @@ func phasesCell(p *NeighboursByPhase) string {
 // phasesMedianCell is each phase's median ratio over the events that had a query in it.
 func phasesMedianCell(ps []*NeighboursByPhase) string {
 	cell := func(pick func(*NeighboursByPhase) Neighbours) string {
-		var v []float64
-		for _, p := range ps {
-			if p != nil && pick(p).Queries > 0 {
-				v = append(v, pick(p).Ratio)
-			}
+		if m, ok := phaseMedian(ps, pick); ok {
+			return fmt.Sprintf("%.1f×", m)
 		}
-		return orDash(v, func(v []float64) string { return fmt.Sprintf("%.1f×", median(v)) })
+		return "–"
 	}
-	return cell(func(p *NeighboursByPhase) Neighbours { return p.Starting }) + " / " +
-		cell(func(p *NeighboursByPhase) Neighbours { return p.Warming }) + " / " +
-		cell(func(p *NeighboursByPhase) Neighbours { return p.OutIdle })
+	return cell(startingPhase) + " / " + cell(warmingPhase) + " / " + cell(outIdlePhase)
 }
+
+// phaseMedian is one phase's median ratio over the events that had a query in it (false: none
+// had, or the study was made before the split).
+func phaseMedian(ps []*NeighboursByPhase, pick func(*NeighboursByPhase) Neighbours) (float64, bool) {
+	var v []float64
+	for _, p := range ps {
+		if p != nil && pick(p).Queries > 0 {
+			v = append(v, pick(p).Ratio)
+		}
+	}
+	if len(v) == 0 {
+		return 0, false
+	}
+	return median(v), true
+}
+
+func startingPhase(p *NeighboursByPhase) Neighbours { return p.Starting }
+func warmingPhase(p *NeighboursByPhase) Neighbours  { return p.Warming }
+func outIdlePhase(p *NeighboursByPhase) Neighbours  { return p.OutIdle }
 
 func quietCell(r *Result) string {
 	if r.QuietWorst10sP99Ms == 0 {
@@ -526,8 +511,8 @@ func secsCell(v []float64) string {
 	return fmt.Sprintf("%.0f s (%.0f–%.0f)", a.Median, a.Min, a.Max)
 }
 
-// javaSection is the Java client's view of every event, when it ran.
-func javaSection(s *Study) string {
+// JavaSection is the Java client's view of every event, when it ran.
+func JavaSection(s *Study) string {
 	var b strings.Builder
 	for _, arm := range s.ArmNames() {
 		a := s.Arms[arm]

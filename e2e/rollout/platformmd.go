@@ -5,9 +5,9 @@ import (
 	"strings"
 )
 
-// platformSection is the test bed's versions and each group's CPU: at the calibration's capacity
+// PlatformSection is the test bed's versions and each group's CPU: at the calibration's capacity
 // and in every event's steady window ("" for a study made before the test bed).
-func platformSection(s *Study) string {
+func PlatformSection(s *Study) string {
 	p := s.Platform
 	if p == nil {
 		return ""

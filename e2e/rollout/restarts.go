@@ -9,11 +9,11 @@ import (
 	"github.com/warmup-sidecar/warmup-sidecar/e2e/coldstart"
 )
 
-// restartsSection is each arm's pod restarts seen one by one (issue 37's record): the cold p99
+// RestartsSection is each arm's pod restarts seen one by one (issue 37's record): the cold p99
 // (the pod's first 10 s in the Service) against the warm one (the event's steady p99), the
 // boost's hold, the compiler's CPU by window and the sidecar's verdicts. Empty when the study
 // recorded none of the per-pod extras (no JMX agent, no boost, no sidecar).
-func restartsSection(s *Study) string {
+func RestartsSection(s *Study) string {
 	var b strings.Builder
 	for _, arm := range s.ArmNames() {
 		a := s.Arms[arm]

@@ -1,10 +1,10 @@
 package rollout
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/warmup-sidecar/warmup-sidecar/e2e/coldstart"
 )
@@ -45,13 +45,9 @@ func WriteResults(dir, name string, s *Study) (Outputs, error) {
 	if err := coldstart.WriteJSON(o.JSON, s); err != nil {
 		return o, err
 	}
-	for _, arm := range s.ArmNames() {
-		r := worstRollout(s.Arms[arm].Rollouts)
-		if r == nil {
-			continue
-		}
-		png := filepath.Join(dir, name+"-"+arm+".png")
-		if err := WriteTimeline(png, r, s); err != nil {
+	for _, arm := range TimelineArms(s) {
+		png := filepath.Join(dir, TimelineFile(name, arm))
+		if err := WriteTimeline(png, worstRollout(s.Arms[arm].Rollouts), s); err != nil {
 			return o, err
 		}
 		o.PNGs = append(o.PNGs, png)
@@ -63,16 +59,30 @@ func WriteResults(dir, name string, s *Study) (Outputs, error) {
 }
 
 // ReadStudy reads a study's JSON.
-func ReadStudy(path string) (*Study, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("read study: %w", err)
+func ReadStudy(path string) (*Study, error) { return coldstart.ReadJSON[Study](path, "study") }
+
+// TimelineArms are the arms of s that have a timeline picture: those with a rollout.
+func TimelineArms(s *Study) []string {
+	var arms []string
+	for _, arm := range s.ArmNames() {
+		if worstRollout(s.Arms[arm].Rollouts) != nil {
+			arms = append(arms, arm)
+		}
 	}
-	var s Study
-	if err := json.Unmarshal(b, &s); err != nil {
-		return nil, fmt.Errorf("read study %s: %w", path, err)
+	return arms
+}
+
+// TimelineFile is the file name of arm's timeline picture in the study name's results.
+func TimelineFile(name, arm string) string { return name + "-" + arm + ".png" }
+
+// Pictures are the arms' timeline pictures as Markdown images; prefix is the study's path
+// without its extension as the page that shows them reaches it (its name, beside the report).
+func Pictures(s *Study, prefix string) string {
+	var b strings.Builder
+	for _, arm := range TimelineArms(s) {
+		fmt.Fprintf(&b, "\n![%s timeline](%s)\n", arm, TimelineFile(prefix, arm))
 	}
-	return &s, nil
+	return b.String()
 }
 
 func worstRollout(rs []*Result) *Result {

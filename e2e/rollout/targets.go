@@ -6,8 +6,8 @@ import (
 	"strings"
 )
 
-// The targets a rollout with the gate deciding is held to (docs/benchmarks.md, "Every arm on a
-// mix of your own, and every study against the targets"): nothing lost in any event, each pod's
+// The targets a rollout with the gate deciding is held to (docs/studies/README.md, "Across the
+// rolling-restart studies"): nothing lost in any event, each pod's
 // first 10 s in the Service (and, on CPU-limited brokers, the worst 10 s) within a multiple of
 // the steady p99, a rollout much shorter than the chart's 60 s delay gives, and a warmup that
 // costs the pods in service little. Two sets, by the brokers' CPU limit: on brokers without
@@ -242,8 +242,8 @@ func maxVerdict(ratios []float64, limit float64, what, none string) Verdict {
 	return Verdict{Known: true, Met: over == 0, Figure: fig}
 }
 
-// targetsSection is the report's table of every arm against the targets.
-func targetsSection(s *Study) string {
+// TargetsSection is the report's table of every arm against the targets.
+func TargetsSection(s *Study) string {
 	ts := Targets(s)
 	if len(ts) == 0 {
 		return ""

@@ -117,7 +117,7 @@ func TestTargetsWithoutACPULimit(t *testing.T) {
 		{"on_boost_300m worst", got[ArmOnBoost300m].Worst, "met: max 1.9×"},
 		{"on_boost_300m entry", got[ArmOnBoost300m].Entry, "met: max 1.4×"},
 	})
-	md := targetsSection(s)
+	md := TargetsSection(s)
 	for _, want := range []string{"held to on brokers without a CPU limit", "≤ 1.5× the steady p99 (the median pod) and ≤ 2.0× (every pod)", "the pods in service ≤ 2.00× while",
 		"on_boost_300m runs its brokers at a CPU of its own: it is judged by the targets for CPU-limited brokers (each pod's first 10 s ≤ 1.5×, the worst 10 s ≤ 2×, a rollout ≤ 0.6× `off`'s, the neighbours ≤ 1.25×)."} {
 		if !strings.Contains(md, want) {

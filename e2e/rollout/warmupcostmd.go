@@ -35,9 +35,9 @@ func warmupCostCell(c *WarmupCostSummary) string {
 	return probes + "; " + neigh
 }
 
-// warmupCostSection is every warming pod's cost, event by event ("" for a study that did not
+// WarmupCostSection is every warming pod's cost, event by event ("" for a study that did not
 // measure it).
-func warmupCostSection(s *Study) string {
+func WarmupCostSection(s *Study) string {
 	var rows []string
 	for _, arm := range s.ArmNames() {
 		for _, r := range s.Arms[arm].Events() {

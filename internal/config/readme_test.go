@@ -9,16 +9,16 @@ import (
 	"github.com/warmup-sidecar/warmup-sidecar/internal/markdown"
 )
 
-// The README's configuration table is the operator's contract: it lists every
+// The configuration page's table of variables is the operator's contract: it lists every
 // variable Config reads, with the default Config applies ("empty" for none).
 func TestReadmeConfigurationTableMatchesConfig(t *testing.T) {
-	b, err := os.ReadFile("../../README.md")
+	b, err := os.ReadFile("../../docs/configuration.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	rows, err := markdown.Table(string(b), "## Configuration")
+	rows, err := markdown.Table(string(b), "## Environment variables")
 	if err != nil {
-		t.Fatalf("README.md: %v", err)
+		t.Fatalf("docs/configuration.md: %v", err)
 	}
 	defaults := map[string]string{}
 	ct := reflect.TypeOf(Config{})
@@ -30,14 +30,14 @@ func TestReadmeConfigurationTableMatchesConfig(t *testing.T) {
 	documented := map[string]bool{}
 	for _, r := range rows {
 		if len(r) != 3 {
-			t.Errorf("README row %q: want 3 cells (variable, default, meaning)", r)
+			t.Errorf("docs/configuration.md row %q: want 3 cells (variable, default, meaning)", r)
 			continue
 		}
 		name := strings.Trim(r[0], "`")
 		documented[name] = true
 		want, ok := defaults[name]
 		if !ok {
-			t.Errorf("README documents %s, which Config does not read", name)
+			t.Errorf("docs/configuration.md documents %s, which Config does not read", name)
 			continue
 		}
 		got := strings.Trim(r[1], "`")
@@ -45,12 +45,12 @@ func TestReadmeConfigurationTableMatchesConfig(t *testing.T) {
 			got = ""
 		}
 		if got != want {
-			t.Errorf("README: %s defaults to %q; Config's default is %q", name, r[1], want)
+			t.Errorf("docs/configuration.md: %s defaults to %q; Config's default is %q", name, r[1], want)
 		}
 	}
 	for name := range defaults {
 		if !documented[name] {
-			t.Errorf("README's configuration table lacks %s", name)
+			t.Errorf("docs/configuration.md's table lacks %s", name)
 		}
 	}
 }

@@ -17,9 +17,11 @@ import (
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/prober/event"
 )
 
-func readme(t *testing.T) string {
+// doc reads one of the operator's documents, by its path from the repository's root: the README
+// and the two pages it sends the reader to for the whole (docs/configuration.md, docs/troubleshooting.md).
+func doc(t *testing.T, path string) string {
 	t.Helper()
-	b, err := os.ReadFile("../../README.md")
+	b, err := os.ReadFile("../../" + path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,7 +30,7 @@ func readme(t *testing.T) string {
 
 var metricCell = regexp.MustCompile("^`([a-z_]+)(?:\\{([a-z_,]+)\\})?`$")
 
-// The README's metrics table lists exactly the sidecar's own metrics (the gate's
+// The configuration page's metrics table lists exactly the sidecar's own metrics (the gate's
 // and the runs'), each with the type and label names they are registered with.
 func TestReadmeMetricsTableMatchesTheCollectors(t *testing.T) {
 	reg := prometheus.NewRegistry()
@@ -64,15 +66,15 @@ func TestReadmeMetricsTableMatchesTheCollectors(t *testing.T) {
 		registered[f.GetName()] = metric{strings.ToLower(f.GetType().String()), strings.Join(labels, ",")}
 	}
 
-	rows, err := markdown.Table(readme(t), "## Metrics")
+	rows, err := markdown.Table(doc(t, "docs/configuration.md"), "## Metrics")
 	if err != nil {
-		t.Fatalf("README.md: %v", err)
+		t.Fatalf("docs/configuration.md: %v", err)
 	}
 	documented := map[string]bool{}
 	for _, r := range rows {
 		cell := metricCell.FindStringSubmatch(r[0])
 		if cell == nil || len(r) != 3 {
-			t.Errorf("README row %q: want `name{labels}` | type | meaning", r)
+			t.Errorf("docs/configuration.md row %q: want `name{labels}` | type | meaning", r)
 			continue
 		}
 		name, labels := cell[1], cell[2]
@@ -80,16 +82,16 @@ func TestReadmeMetricsTableMatchesTheCollectors(t *testing.T) {
 		got, ok := registered[name]
 		switch {
 		case !ok:
-			t.Errorf("README documents %s, which is not registered", name)
+			t.Errorf("docs/configuration.md documents %s, which is not registered", name)
 		case got.kind != r[1]:
-			t.Errorf("README: %s is a %s; it is registered as a %s", name, r[1], got.kind)
+			t.Errorf("docs/configuration.md: %s is a %s; it is registered as a %s", name, r[1], got.kind)
 		case !sameSet(got.labels, labels):
-			t.Errorf("README: %s has labels {%s}; it is registered with {%s}", name, labels, got.labels)
+			t.Errorf("docs/configuration.md: %s has labels {%s}; it is registered with {%s}", name, labels, got.labels)
 		}
 	}
 	for name := range registered {
 		if !documented[name] {
-			t.Errorf("README's metrics table lacks %s", name)
+			t.Errorf("docs/configuration.md's metrics table lacks %s", name)
 		}
 	}
 }
@@ -105,7 +107,7 @@ func sameSet(a, b string) bool {
 // with its value (`dropped_queries[]`, `jit.ignored: true`).
 var statusField = regexp.MustCompile("`([a-z_]+)(?:\\[\\])?(?:\\.([a-z_]+))?(?:`|: )")
 
-// The /status fields the README names exist: those of the endpoints table
+// The /status fields the operator's documents name exist: those of the endpoints table
 // (at any depth) and the troubleshooting's (a top-level field, then one in it).
 func TestReadmeStatusFieldsExist(t *testing.T) {
 	top, nested := jsonNames(reflect.TypeOf(Status{}))
@@ -118,10 +120,9 @@ func TestReadmeStatusFieldsExist(t *testing.T) {
 			known[n] = true
 		}
 	}
-	doc := readme(t)
-	rows, err := markdown.Table(doc, "## HTTP endpoints")
+	rows, err := markdown.Table(doc(t, "docs/configuration.md"), "## HTTP endpoints")
 	if err != nil {
-		t.Fatalf("README.md: %v", err)
+		t.Fatalf("docs/configuration.md: %v", err)
 	}
 	found := 0
 	for _, r := range rows {
@@ -131,37 +132,39 @@ func TestReadmeStatusFieldsExist(t *testing.T) {
 		for _, m := range statusField.FindAllStringSubmatch(r[1], -1) {
 			found++
 			if !known[m[1]] {
-				t.Errorf("README's /status row names `%s`, which /status does not have", m[1])
+				t.Errorf("docs/configuration.md's /status row names `%s`, which /status does not have", m[1])
 			}
 		}
 	}
 	if found < 20 {
-		t.Errorf("README's /status row names %d fields: the table or its row moved", found)
+		t.Errorf("docs/configuration.md's /status row names %d fields: the table or its row moved", found)
 	}
 
 	checkPath := func(where, field, sub string) {
 		switch {
 		case !top[field]:
-			t.Errorf("README's %s names `%s`, which is not a /status field", where, field)
+			t.Errorf("%s names `%s`, which is not a /status field", where, field)
 		case sub != "" && !nested[field][sub]:
-			t.Errorf("README's %s names `%s.%s`, which /status does not have", where, field, sub)
+			t.Errorf("%s names `%s.%s`, which /status does not have", where, field, sub)
 		}
 	}
-	_, jq, ok := strings.Cut(doc, "jq '{")
-	jq, _, _ = strings.Cut(jq, "}'")
-	if !ok {
-		t.Fatal("README's troubleshooting lost its jq line")
+	for _, path := range []string{"README.md", "docs/troubleshooting.md"} {
+		_, jq, ok := strings.Cut(doc(t, path), "jq '{")
+		jq, _, _ = strings.Cut(jq, "}'")
+		if !ok {
+			t.Fatalf("%s: the troubleshooting lost its jq line", path)
+		}
+		for _, f := range strings.Split(jq, ",") {
+			checkPath(path+"'s jq line", strings.TrimSpace(f), "")
+		}
 	}
-	for _, f := range strings.Split(jq, ",") {
-		checkPath("jq line", strings.TrimSpace(f), "")
-	}
-	fields, err := markdown.Table(doc, "Other fields of `/status` that explain a run (`decided` sums them up in one line):")
+	fields, err := markdown.Table(doc(t, "docs/troubleshooting.md"), "Other fields of `/status` that explain a run (`decided` sums them up in one line):")
 	if err != nil {
-		t.Fatalf("README.md: %v", err)
+		t.Fatalf("docs/troubleshooting.md: %v", err)
 	}
 	for _, r := range fields {
 		for _, m := range statusField.FindAllStringSubmatch(r[0], -1) {
-			checkPath("troubleshooting table", m[1], m[2])
+			checkPath("docs/troubleshooting.md's table", m[1], m[2])
 		}
 	}
 }

@@ -8,7 +8,7 @@
 //	coldstart-bench report --study F.json [--traces DIR]                re-render a study's table and plot
 //	coldstart-bench rollout [--smoke] [--arms A,B] ...                  rolling restarts of the chart's brokers on the Kubernetes test bed
 //
-// See docs/benchmarks.md ("Cold-start study on a real broker") and results/coldstart/README.md.
+// See docs/studies/README.md and results/coldstart/README.md.
 package main
 
 import (

@@ -60,6 +60,7 @@ func rolloutCmd(ctx context.Context, args []string, stdout, stderr io.Writer, lo
 		workDir    = fs.String("work-dir", "", "keep the cluster's and the test bed's logs (control plane, pods), HAProxy's and the raw traces here (default: a temp dir, removed)")
 		check      = fs.Bool("check", true, "fail when the output shows the tool did not work")
 		report     = fs.String("report", "", "re-render a study's <name>.md and timelines from its JSON (no cluster), then exit")
+		picture    = fs.String("picture", "", "with --report: also draw two arms' rollouts on one picture, e.g. off,on_default: <name>-<a>-vs-<b>.png beside the JSON")
 		remeasure  = fs.Bool("remeasure", false, "with --report and --work-dir: recompute each event's entry and quiet-window figures from the raw traces the study kept in its work dir")
 	)
 	m.register(fs)
@@ -80,7 +81,14 @@ func rolloutCmd(ctx context.Context, args []string, stdout, stderr io.Writer, lo
 		if *remeasure {
 			rawDir = *workDir
 		}
-		return rolloutReport(*report, rawDir, stdout, stderr)
+		if code := rolloutReport(*report, rawDir, stdout, stderr); code != exitOK || *picture == "" {
+			return code
+		}
+		return rolloutPicture(*report, *picture, stdout, stderr)
+	}
+	if *picture != "" {
+		fmt.Fprintln(stderr, "rollout: --picture needs --report (the study's JSON)")
+		return exitBadArgs
 	}
 	for _, q := range []*string{cpuRequest, cpuLimit} {
 		if *q == "" {
@@ -157,6 +165,27 @@ func (l *stringList) String() string { return strings.Join(*l, "; ") }
 func (l *stringList) Set(v string) error {
 	*l = append(*l, v)
 	return nil
+}
+
+// rolloutPicture draws the two arms named in arms ("a,b") of the study at path on one picture beside it.
+func rolloutPicture(path, arms string, stdout, stderr io.Writer) int {
+	a, b, ok := strings.Cut(arms, ",")
+	if !ok || a == "" || b == "" || strings.Contains(b, ",") {
+		fmt.Fprintf(stderr, "rollout: --picture %q: expected two arms, e.g. off,on_default\n", arms)
+		return exitBadArgs
+	}
+	s, err := rollout.ReadStudy(path)
+	if err != nil {
+		fmt.Fprintln(stderr, "rollout:", err)
+		return exitFailed
+	}
+	out := strings.TrimSuffix(path, ".json") + "-" + a + "-vs-" + b + ".png"
+	if err := rollout.WriteCompare(out, s, [2]string{a, b}); err != nil {
+		fmt.Fprintln(stderr, "rollout:", err)
+		return exitBadArgs
+	}
+	fmt.Fprintf(stdout, "Wrote %s.\n", out)
+	return exitOK
 }
 
 // rolloutReport re-renders a rollout study's markdown and timelines from its JSON, after

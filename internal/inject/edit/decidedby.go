@@ -11,7 +11,7 @@ import (
 // (sidecar) when the broker container has no CPU limit, as the official chart ships it, or when
 // brokerCpuBoost is on: there the warmup can end on its evidence within the budget, and the chart's
 // fixed delay would hold a warm pod out. A broker with a CPU limit and no boost keeps its chart's
-// probes (chart): throttled, it may end the budget still cold (docs/benchmarks.md, 300m), and the
+// probes (chart): throttled, it may end the budget still cold (docs/studies/rollout-mse-mix.md, 300m), and the
 // gate would let it in colder than the delay. The rule is the chart's too (templates/_readiness.tpl,
 // pinot-broker-warmup.decidedBy); a test holds the two equal.
 

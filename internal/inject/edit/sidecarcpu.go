@@ -11,7 +11,7 @@ import (
 // CPU request or limit, the builtin mix at a quarter of capacity): in the rollout that turned the
 // sidecar on, the pods in service, still without it, were starved while the new pod warmed, and 101
 // to 206 queries per rollout went unanswered; the same rollouts between pods that all had the
-// sidecar lost none (docs/benchmarks.md, "Brokers as the official chart ships them"). So where the
+// sidecar lost none (docs/studies/nolimit-builtin-quarter.md). So where the
 // broker container has no CPU request (nor a limit, which the API server would make its request),
 // the sidecar gets none either: adding it leaves the pod's weight as it was. The chart's rule
 // (pinot-broker-warmup.sidecarResources, for umbrella charts) is the same; a test holds them equal.

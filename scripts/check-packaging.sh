@@ -925,7 +925,7 @@ for bad in brokerReadiness.decidedBy=warmup brokerReadiness.periodSeconds=0 brok
 done
 
 # ---- Go tests of the post-renderer (helm on PATH: the helm CLI comparison runs too) ------
-check "go test ./internal/inject/ (with helm CLI equivalence)" go test -count=1 ./internal/inject/
+check "go test ./internal/inject/... (with helm CLI equivalence)" go test -count=1 ./internal/inject/...
 
 # ---- The documents: every relative link resolves; the README's tables match the code ---------
 check "docs: Markdown links resolve; the configuration page's variables, metrics and /status tables match the code; every generated block renders from its JSON" \

@@ -143,29 +143,6 @@ func TestAOTCacheErrorsNameTheValue(t *testing.T) {
 	}
 }
 
-func TestAOTCacheKey(t *testing.T) {
-	on := map[string]any{"brokerJvm": map[string]any{"aotCache": map[string]any{"enabled": true, "key": ""}}}
-	long := "registry.example.com/" + strings.Repeat("team/", 50) + "pinot:1.6.0"
-	for image, want := range map[string]string{
-		"apachepinot/pinot:1.6.0-21-ms-openjdk":  "apachepinot-pinot-1.6.0-21-ms-openjdk",
-		"reg.example:5000/pinot@sha256:0123abcd": "reg.example-5000-pinot-sha256-0123abcd",
-		"":                                       "",
-	} {
-		if got, derived := aotCacheKey(on, brokerTarget{image: image}); got != want || derived != (want != "") {
-			t.Errorf("aotCacheKey(%q) = %q, %v; want %q", image, got, derived, want)
-		}
-	}
-	k1, _ := aotCacheKey(on, brokerTarget{image: long})
-	k2, _ := aotCacheKey(on, brokerTarget{image: strings.Replace(long, "1.6.0", "1.6.1", 1)})
-	if len(k1) != maxAOTKey || k1 == k2 || !strings.HasPrefix(k1, "registry.example.com-team-") {
-		t.Errorf("long references: %q and %q, want %d characters each, different", k1, k2, maxAOTKey)
-	}
-	on["brokerJvm"].(map[string]any)["aotCache"].(map[string]any)["key"] = "pinot-jdk25"
-	if got, derived := aotCacheKey(on, brokerTarget{image: "x:y"}); got != "pinot-jdk25" || derived {
-		t.Errorf("a set key: %q, %v; want it kept", got, derived)
-	}
-}
-
 // The umbrella path renders the same options, volumes and mounts, given the key inject derives.
 func TestUmbrellaAOTCacheMatchesInject(t *testing.T) {
 	for _, mode := range []string{"use", "train"} {

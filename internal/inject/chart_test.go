@@ -8,10 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"helm.sh/helm/v3/pkg/chart"
-	"helm.sh/helm/v3/pkg/chart/loader"
-	"helm.sh/helm/v3/pkg/chartutil"
-	"helm.sh/helm/v3/pkg/engine"
+	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/charttest"
 )
 
 // renderChart renders the chart on disk (all templates, not just inject's) with Helm's library.
@@ -29,32 +26,11 @@ func renderChart(t *testing.T, values map[string]any) []k8sObject {
 // renderChartFiles is every template's output (NOTES.txt too) by name.
 func renderChartFiles(t *testing.T, values map[string]any) map[string]string {
 	t.Helper()
-	out, err := renderLoaded(chartWith(t), values)
+	out, err := charttest.Render(charttest.Load(t, chartDir), values)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return out
-}
-
-// chartWith is the chart on disk with a test's own templates added (to call named templates).
-func chartWith(t *testing.T, templates ...*chart.File) *chart.Chart {
-	t.Helper()
-	c, err := loader.Load(chartDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.Templates = append(c.Templates, templates...)
-	return c
-}
-
-// renderLoaded renders a loaded chart with the values, as release warmup in namespace pinot at
-// Helm's default capabilities: every template's output by name, or the values' or a template's error.
-func renderLoaded(c *chart.Chart, values map[string]any) (map[string]string, error) {
-	top, err := chartutil.ToRenderValues(c, values, chartutil.ReleaseOptions{Name: "warmup", Namespace: "pinot"}, nil)
-	if err != nil {
-		return nil, err
-	}
-	return engine.Render(c, top)
 }
 
 func byKind(objs []k8sObject, kind string) k8sObject {

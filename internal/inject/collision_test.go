@@ -3,6 +3,8 @@ package inject
 import (
 	"strings"
 	"testing"
+
+	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/find"
 )
 
 const boostLimit4 = "  cpu:\n    limit: \"4\"\n"
@@ -48,11 +50,11 @@ func TestBoostObjectsReplaceOnlyTheirOwn(t *testing.T) {
 // Two brokers whose boosts create one ServiceAccount by name get it once, and a second run
 // still equals the first.
 func TestBoostServiceAccountSharedByTwoBrokers(t *testing.T) {
-	docs := splitStream(fixture(t, "cpu-limits.yaml"))
+	docs := find.SplitStream(fixture(t, "cpu-limits.yaml"))
 	var second string
 	for _, d := range docs {
-		if strings.Contains(d.body, "kind: StatefulSet") && strings.Contains(d.body, "\n  name: pinot-broker\n") {
-			second = "---\n" + strings.ReplaceAll(d.body, "name: pinot-broker\n", "name: pinot-broker-b\n")
+		if strings.Contains(d.Body, "kind: StatefulSet") && strings.Contains(d.Body, "\n  name: pinot-broker\n") {
+			second = "---\n" + strings.ReplaceAll(d.Body, "name: pinot-broker\n", "name: pinot-broker-b\n")
 		}
 	}
 	if second == "" {

@@ -9,6 +9,8 @@ import (
 	"helm.sh/helm/v3/pkg/chart/loader"
 	"helm.sh/helm/v3/pkg/chartutil"
 	"helm.sh/helm/v3/pkg/engine"
+
+	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/find"
 )
 
 // policyName is the admission policy's name for the official chart's broker: cluster-scoped, so
@@ -207,21 +209,21 @@ func TestCPUBoostRefusesTheDefaultServiceAccount(t *testing.T) {
 // as when it is made outside the chart).
 func withChartServiceAccount(t *testing.T, edit string) []byte {
 	t.Helper()
-	docs, err := parseStream(fixture(t, "cpu-limits.yaml"))
+	docs, err := find.ParseStream(fixture(t, "cpu-limits.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var all []document
+	var all []find.Document
 	for _, d := range docs {
-		if d.obj.Kind == "ServiceAccount" && d.obj.Metadata.Name == "pinot" {
+		if d.Obj.Kind == "ServiceAccount" && d.Obj.Metadata.Name == "pinot" {
 			if edit == "" {
 				continue
 			}
-			d.body = strings.TrimRight(d.body, "\n") + "\n" + edit
+			d.Body = strings.TrimRight(d.Body, "\n") + "\n" + edit
 		}
-		all = append(all, d.document)
+		all = append(all, d.Document)
 	}
-	return joinStream(all)
+	return find.JoinStream(all)
 }
 
 const chartSAIdentity = `imagePullSecrets:

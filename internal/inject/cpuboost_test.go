@@ -6,6 +6,9 @@ import (
 	"testing"
 
 	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/find"
+	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/yamlnode"
 )
 
 // withBrokerCPU is a fixture with the broker container's resources replaced (nil: removed)
@@ -13,42 +16,42 @@ import (
 // broker.resources would make it.
 func withBrokerCPU(t *testing.T, name string, res map[string]map[string]string, edit func(pod *yaml.Node)) []byte {
 	t.Helper()
-	docs, err := parseStream(fixture(t, name))
+	docs, err := find.ParseStream(fixture(t, name))
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i := range docs {
-		if docs[i].obj.Kind != "StatefulSet" || docs[i].obj.Metadata.Name != "pinot-broker" {
+		if docs[i].Obj.Kind != "StatefulSet" || docs[i].Obj.Metadata.Name != "pinot-broker" {
 			continue
 		}
-		root := documentRoot(docs[i].node)
-		pod := at(root, "spec", "template", "spec")
-		broker := namedEntry(at(pod, "containers"), "broker")
-		r := mappingAt(broker, "resources")
+		root := yamlnode.DocumentRoot(docs[i].Node)
+		pod := yamlnode.At(root, "spec", "template", "spec")
+		broker := yamlnode.NamedEntry(yamlnode.At(pod, "containers"), "broker")
+		r := yamlnode.MappingAt(broker, "resources")
 		r.Content = nil
 		for _, kind := range []string{"requests", "limits"} {
 			if len(res[kind]) == 0 {
 				continue
 			}
-			m := mappingAt(r, kind)
+			m := yamlnode.MappingAt(r, kind)
 			for k, v := range res[kind] {
-				setScalar(m, k, v, 0)
+				yamlnode.SetScalar(m, k, v, 0)
 			}
 		}
 		if edit != nil {
 			edit(pod)
 		}
-		body, err := encode(docs[i].node)
+		body, err := find.Encode(docs[i].Node)
 		if err != nil {
 			t.Fatal(err)
 		}
-		docs[i].body = body
+		docs[i].Body = body
 	}
-	var all []document
+	var all []find.Document
 	for _, d := range docs {
-		all = append(all, d.document)
+		all = append(all, d.Document)
 	}
-	return joinStream(all)
+	return find.JoinStream(all)
 }
 
 func cpu(req, lim string) map[string]map[string]string {
@@ -162,13 +165,13 @@ func TestCPUBoostOnTheOfficialChart(t *testing.T) {
 
 	// Every document but the broker StatefulSet is byte for byte the chart's; the added ones
 	// come last.
-	inDocs, outDocs := splitStream(in), splitStream([]byte(out))
+	inDocs, outDocs := find.SplitStream(in), find.SplitStream([]byte(out))
 	if len(outDocs) != len(inDocs)+5 {
 		t.Fatalf("%d documents out of %d, want 5 added (ServiceAccount, Role, RoleBinding, ValidatingAdmissionPolicy and its binding)", len(outDocs), len(inDocs))
 	}
 	for i := range inDocs {
-		if inDocs[i] != outDocs[i] && !strings.Contains(inDocs[i].body, "name: pinot-broker\n  namespace") {
-			t.Errorf("document %d changed:\n%s", i, outDocs[i].body)
+		if inDocs[i] != outDocs[i] && !strings.Contains(inDocs[i].Body, "name: pinot-broker\n  namespace") {
+			t.Errorf("document %d changed:\n%s", i, outDocs[i].Body)
 		}
 	}
 	if again := mustInject(t, []byte(out), "--values", values, boostKube); again != out {

@@ -1,14 +1,14 @@
 package inject
 
 import (
-	"fmt"
 	"reflect"
-	"sort"
 	"strings"
 	"testing"
 
-	yaml "go.yaml.in/yaml/v3"
 	"helm.sh/helm/v3/pkg/chart"
+
+	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/charttest"
+	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/chartvalues"
 )
 
 // gatedReadiness is the official chart's broker readinessProbe timing (60 s, 10 s x 10) gated.
@@ -95,59 +95,11 @@ func TestValuesRouteAutoGatesTheOfficialBroker(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			overlay, _ := runValuesRoute(t, renderOfficial(t, yamlMap(t, tc.pinot)), "{}\n")
-			got, _ := lookup(yamlMap(t, overlay), "broker", "probes", "readiness").(map[string]any)
+			got, _ := chartvalues.Lookup(yamlMap(t, overlay), "broker", "probes", "readiness").(map[string]any)
 			if tc.want == nil && got != nil || tc.want != nil && !reflect.DeepEqual(got, tc.want) {
 				t.Errorf("broker.probes.readiness %v, want %v\n%s", got, tc.want, overlay)
 			}
 		})
-	}
-}
-
-// The chart's rule (pinot-broker-warmup.decidedBy, for umbrella charts) and inject's (decidedBy)
-// resolve every setting the same, for every shape of the broker's resources.
-func TestDecidedByChartEqualsInject(t *testing.T) {
-	shapes := map[string]string{
-		"none given as null":   "null",
-		"empty":                "{}",
-		"memory only":          "{requests: {memory: 1.25Gi}}",
-		"CPU request only":     "{requests: {cpu: \"1\"}}",
-		"CPU limit":            "{requests: {cpu: \"1\"}, limits: {cpu: \"2\"}}",
-		"CPU limit as number":  "{limits: {cpu: 2}}",
-		"CPU limit millicores": "{limits: {cpu: 300m, memory: 1Gi}}",
-		"memory limit only":    "{limits: {memory: 1Gi}}",
-		"CPU limit null":       "{limits: {cpu: null}}",
-	}
-	c := chartWith(t)
-	names := make([]string, 0, len(shapes))
-	for name := range shapes {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	for i, name := range names {
-		c.Templates = append(c.Templates, &chart.File{Name: fmt.Sprintf("templates/by-%d.yaml", i),
-			Data: []byte(fmt.Sprintf("{{ include \"pinot-broker-warmup.decidedBy\" (dict \"Values\" .Values \"BrokerResources\" (fromYaml `r: %s`).r) }}", shapes[name]))})
-	}
-	for _, setting := range []string{decidedByChart, decidedBySidecar, decidedByAuto} {
-		for _, boost := range []bool{false, true} {
-			values := map[string]any{"enabled": true, "brokerReadiness": map[string]any{"decidedBy": setting},
-				"brokerCpuBoost": map[string]any{"enabled": boost}, "warmup": map[string]any{"controllerUrl": "http://pinot-controller:9000"}}
-			out, err := renderLoaded(c, values)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for i, name := range names {
-				t.Run(fmt.Sprintf("%s/boost=%v/%s", setting, boost, name), func(t *testing.T) {
-					var res struct{ R resources }
-					if err := yaml.Unmarshal([]byte("r: "+shapes[name]), &res); err != nil {
-						t.Fatal(err)
-					}
-					want, _ := decidedBy(setting, res.R.Limits["cpu"], boost)
-					if got := out[fmt.Sprintf("pinot-broker-warmup/templates/by-%d.yaml", i)]; got != want {
-						t.Errorf("chart %q, inject %q", got, want)
-					}
-				})
-			}
-		}
 	}
 }
 
@@ -186,18 +138,18 @@ func TestUmbrellaAutoMatchesInject(t *testing.T) {
 // An umbrella chart that does not give the broker's resources cannot resolve auto: the render
 // fails naming what to add, rather than choosing for the operator; chart or sidecar set needs none.
 func TestUmbrellaAutoWithoutTheBrokerResourcesFails(t *testing.T) {
-	c := chartWith(t,
+	c := charttest.Load(t, chartDir,
 		&chart.File{Name: "templates/probe.yaml", Data: []byte(`{{ include "pinot-broker-warmup.brokerReadinessProbe" (dict "Values" .Values "probe" (dict "periodSeconds" 10)) }}`)},
 		&chart.File{Name: "templates/containers.yaml", Data: []byte(`{{ include "pinot-broker-warmup.containers" (dict "Values" .Values) }}`)})
 	for _, tc := range []struct{ by, want string }{
-		{decidedByAuto, `brokerReadiness.decidedBy is auto, which decides from the broker container's resources`},
-		{decidedByChart, ""},
-		{decidedBySidecar, ""},
+		{"auto", `brokerReadiness.decidedBy is auto, which decides from the broker container's resources`},
+		{"chart", ""},
+		{"sidecar", ""},
 	} {
 		t.Run(tc.by, func(t *testing.T) {
 			values := map[string]any{"enabled": true, "brokerReadiness": map[string]any{"decidedBy": tc.by},
 				"warmup": map[string]any{"controllerUrl": "http://pinot-controller:9000"}}
-			_, err := renderLoaded(c, values)
+			_, err := charttest.Render(c, values)
 			switch {
 			case tc.want == "" && err != nil:
 				t.Errorf("render failed: %v", err)

@@ -13,6 +13,8 @@ import (
 	"helm.sh/helm/v3/pkg/chart/loader"
 	"helm.sh/helm/v3/pkg/chartutil"
 	"helm.sh/helm/v3/pkg/engine"
+
+	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/chartvalues"
 )
 
 // The two delivery paths must produce the same container. The example umbrella chart
@@ -168,7 +170,7 @@ func umbrellaValues(t *testing.T, values string) map[string]any {
 		t.Fatal(err)
 	}
 	sub["enabled"] = true
-	sub = mergeMaps(sub, map[string]any{"warmup": map[string]any{"brokerPort": 8099}})
+	sub = chartvalues.Merge(sub, map[string]any{"warmup": map[string]any{"brokerPort": 8099}})
 	return map[string]any{"pinot-broker-warmup": sub}
 }
 
@@ -263,7 +265,7 @@ func listenerLines(objs []k8sObject) []string {
 	for _, o := range objs {
 		conf, _ := o.get("data", "pinot-broker.conf").(string)
 		for _, l := range strings.Split(conf, "\n") {
-			if strings.HasPrefix(l, protocolsKey) {
+			if strings.HasPrefix(l, "pinot.broker.client.access.protocols") {
 				out = append(out, l)
 			}
 		}

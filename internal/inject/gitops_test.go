@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/find"
 )
 
 // The GitOps examples in docs/gitops: an Argo CD Application and a Flux HelmRelease that carry
@@ -264,14 +266,14 @@ func TestGitOpsExamplesRenderThroughHelm4(t *testing.T) {
 			if len(brokers) != 1 {
 				t.Fatalf("%d broker StatefulSets", len(brokers))
 			}
-			sidecar := containerNamed(brokers[0], "initContainers", sidecarContainer)
+			sidecar := containerNamed(brokers[0], "initContainers", find.SidecarContainer)
 			if sidecar == nil || sidecar["restartPolicy"] != "Always" {
-				t.Fatalf("no native sidecar %q in the broker pod's initContainers: %v", sidecarContainer, sidecar)
+				t.Fatalf("no native sidecar %q in the broker pod's initContainers: %v", find.SidecarContainer, sidecar)
 			}
 			if path, _ := k8sObject(sidecar).get("readinessProbe", "httpGet", "path").(string); path != "/readyz" {
 				t.Errorf("the sidecar's readinessProbe asks %q, want /readyz", path)
 			}
-			probe, _ := k8sObject(containerNamed(brokers[0], "containers", officialBrokerContainer)).get("readinessProbe").(map[string]any)
+			probe, _ := k8sObject(containerNamed(brokers[0], "containers", find.OfficialBrokerContainer)).get("readinessProbe").(map[string]any)
 			// The gate decides (exampleChoices): the broker's /health probe starts at once, every second.
 			if probe["initialDelaySeconds"] != 1 || probe["periodSeconds"] != 1 || k8sObject(probe).get("httpGet", "path") != "/health" {
 				t.Errorf("the broker's readinessProbe is %v, want /health from 1 s, every 1 s", probe)

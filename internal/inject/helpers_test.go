@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/find"
 )
 
 // fixtureDir holds the official Pinot chart's real `helm template` output; the work tree's
@@ -56,11 +58,11 @@ type k8sObject map[string]any
 func objects(t *testing.T, stream string) []k8sObject {
 	t.Helper()
 	var objs []k8sObject
-	for _, d := range splitStream([]byte(stream)) {
+	for _, d := range find.SplitStream([]byte(stream)) {
 		// Into a plain map: yaml.v3 would give nested maps the named type otherwise.
 		var o map[string]any
-		if err := yaml.Unmarshal([]byte(d.body), &o); err != nil {
-			t.Fatalf("output is not YAML: %v\n%s", err, d.body)
+		if err := yaml.Unmarshal([]byte(d.Body), &o); err != nil {
+			t.Fatalf("output is not YAML: %v\n%s", err, d.Body)
 		}
 		if o != nil {
 			objs = append(objs, k8sObject(o))

@@ -3,20 +3,27 @@ package inject
 import (
 	"fmt"
 	"io"
+
+	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/boost"
+	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/chartvalues"
+	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/edit"
+	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/find"
+	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/render"
+	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/yamlnode"
 )
 
 // inject adds the sidecar to every broker StatefulSet in the manifests read from in and writes
 // the whole stream to out. Documents it does not change are written back byte for byte.
-func inject(r *renderer, in io.Reader, out, log io.Writer) error {
+func inject(r *render.Renderer, in io.Reader, out, log io.Writer) error {
 	raw, err := io.ReadAll(in)
 	if err != nil {
 		return inputErr(fmt.Errorf("reading manifests from stdin: %w", err))
 	}
-	docs, err := parseStream(raw)
+	docs, err := find.ParseStream(raw)
 	if err != nil {
 		return inputErr(err)
 	}
-	if !r.enabled() {
+	if !r.Enabled() {
 		fmt.Fprintln(log, prog+": enabled is false in the values: manifests passed through unchanged")
 		_, err := out.Write(raw)
 		return err
@@ -26,145 +33,115 @@ func inject(r *renderer, in io.Reader, out, log io.Writer) error {
 		return err
 	}
 	for i := range docs {
-		if docs[i].changed {
-			body, err := encode(docs[i].node)
+		if docs[i].Changed {
+			body, err := find.Encode(docs[i].Node)
 			if err != nil {
-				return fmt.Errorf("writing %s %s: %w", docs[i].obj.Kind, docs[i].obj.Metadata.Name, err)
+				return fmt.Errorf("writing %s %s: %w", docs[i].Obj.Kind, docs[i].Obj.Metadata.Name, err)
 			}
-			docs[i].body = body
+			docs[i].Body = body
 		}
 	}
-	all := make([]document, len(docs))
+	all := make([]find.Document, len(docs))
 	for i, d := range docs {
-		all[i] = d.document
+		all[i] = d.Document
 	}
-	_, err = out.Write(joinStream(all))
+	_, err = out.Write(find.JoinStream(all))
 	return err
 }
 
 // injectAll edits the parsed documents in place, and adds the objects the chart renders beside
 // the pods (brokerCpuBoost's ServiceAccount, Role, RoleBinding and admission policy) at the end.
 // It returns the broker StatefulSets it edited with the documents.
-func injectAll(r *renderer, docs []manifest, log io.Writer) ([]manifest, []brokerTarget, error) {
-	podLabels := stringMap(lookup(r.values, "brokerPodLabels"))
-	containerName, _ := lookup(r.values, "brokerContainerName").(string)
-	javaOptsEnv, _ := lookup(r.values, "brokerJvm", "javaOptsEnv").(string)
-	brokerURL, _ := lookup(r.values, "warmup", "brokerUrl").(string)
-	var services []service
-	configMaps := map[string]int{} // namespace/name -> index
-	var targets []brokerTarget
-	for i, d := range docs {
-		if d.node == nil {
-			continue
-		}
-		switch d.obj.Kind {
-		case "Service":
-			var s service
-			if err := d.node.Decode(&s); err != nil {
-				return nil, nil, inputErr(fmt.Errorf("reading Service %s (line %d): %w", d.obj.Metadata.Name, d.line, err))
-			}
-			services = append(services, s)
-		case "ConfigMap":
-			configMaps[d.obj.Metadata.Namespace+"/"+d.obj.Metadata.Name] = i
-		case "StatefulSet":
-			var sts statefulSet
-			if err := d.node.Decode(&sts); err != nil {
-				return nil, nil, inputErr(fmt.Errorf("reading StatefulSet %s (line %d): %w", d.obj.Metadata.Name, d.line, err))
-			}
-			match, container := matchBroker(d.obj, sts, podLabels, containerName)
-			if match == notBroker {
-				continue
-			}
-			t, err := newBrokerTarget(i, sts, match, container, brokerURL != "")
-			if err != nil {
-				return nil, nil, inputErr(err)
-			}
-			targets = append(targets, t)
-		}
+func injectAll(r *render.Renderer, docs []find.Manifest, log io.Writer) ([]find.Manifest, []find.Broker, error) {
+	podLabels := stringMap(chartvalues.Lookup(r.Values(), "brokerPodLabels"))
+	containerName, _ := chartvalues.Lookup(r.Values(), "brokerContainerName").(string)
+	javaOptsEnv, _ := chartvalues.Lookup(r.Values(), "brokerJvm", "javaOptsEnv").(string)
+	brokerURL, _ := chartvalues.Lookup(r.Values(), "warmup", "brokerUrl").(string)
+	found, err := find.Brokers(docs, podLabels, containerName, brokerURL != "")
+	if err != nil {
+		return nil, nil, inputErr(err)
 	}
-	if len(targets) == 0 {
-		return nil, nil, noBrokerErr(podLabels)
-	}
+	targets := found.Brokers
 	var objects []boostObjects
 	for _, t := range targets {
 		warmup := map[string]any{}
-		if t.port > 0 {
-			warmup["brokerPort"] = t.port
+		if t.Port > 0 {
+			warmup["brokerPort"] = t.Port
 		}
 		// The chart renders the sidecar's own readinessProbe by decidedBy: give it the resolved one.
-		by, why := brokerDecidedBy(r.values, t)
+		by, why := edit.BrokerDecidedBy(r.Values(), t, boost.On(r.Values()))
 		overrides := map[string]any{"warmup": warmup, "brokerReadiness": map[string]any{"decidedBy": by}}
-		if key, derived := aotCacheKey(r.values, t); derived {
+		if key, derived := edit.AOTCacheKey(r.Values(), t); derived {
 			overrides["brokerJvm"] = map[string]any{"aotCache": map[string]any{"key": key}}
 		}
 		cpuNote := ""
-		if res, note := sidecarCPUOverride(t); res != nil {
+		if res, note := edit.SidecarCPUOverride(t); res != nil {
 			overrides["resources"], cpuNote = res, note
 		}
-		if cpuBoostOn(r.values) {
-			note, err := cpuBoostOverrides(r.values, t, docs, overrides)
+		if boost.On(r.Values()) {
+			note, err := boost.Overrides(r.Values(), t, docs, overrides)
 			if err != nil {
 				return nil, nil, inputErr(err)
 			}
 			if note != "" {
-				fmt.Fprintf(log, prog+": StatefulSet %s: %s\n", t.name, note)
+				fmt.Fprintf(log, prog+": StatefulSet %s: %s\n", t.Name, note)
 			}
 		}
 		controller := ""
-		if needsController(r.values) {
-			controller = controllerURL(services, t)
+		if needsController(r.Values()) {
+			controller = found.ControllerURL(t)
 			if controller != "" {
 				warmup["controllerUrl"] = controller
 			}
 		}
-		inj, err := r.render(overrides, t.namespace)
+		inj, err := renderFor(r, overrides, t.Namespace)
 		if err != nil {
-			return nil, nil, usageErr(fmt.Errorf("StatefulSet %s: %w", t.name, err))
+			return nil, nil, usageErr(fmt.Errorf("StatefulSet %s: %w", t.Name, err))
 		}
-		d := &docs[t.index]
-		if splicePod(documentRoot(d.node), inj) {
-			d.changed = true
+		d := &docs[t.Index]
+		if edit.SplicePod(yamlnode.DocumentRoot(d.Node), inj.containers, inj.initContainers, inj.volumes) {
+			d.Changed = true
 		}
 		if inj.brokerConfig != "" {
-			if err := addListener(docs, configMaps, t, inj.brokerConfig); err != nil {
+			if err := edit.AddListener(docs, found.ConfigMaps, t, inj.brokerConfig); err != nil {
 				return nil, nil, inputErr(err)
 			}
 		}
-		if addBrokerMounts(documentRoot(d.node), t.container, inj.brokerVolumeMounts) {
-			d.changed = true
+		if edit.AddBrokerMounts(yamlnode.DocumentRoot(d.Node), t.Container, inj.brokerVolumeMounts) {
+			d.Changed = true
 		}
 		if inj.brokerJavaOpts != "" {
-			changed, err := addJavaOpts(documentRoot(d.node), t, javaOptsEnv, inj.brokerJavaOpts, jvmLevers(r.values))
+			changed, err := edit.AddJavaOpts(yamlnode.DocumentRoot(d.Node), t, javaOptsEnv, inj.brokerJavaOpts, edit.JVMLevers(r.Values()))
 			if err != nil {
 				return nil, nil, inputErr(err)
 			}
-			d.changed = d.changed || changed
+			d.Changed = d.Changed || changed
 		}
-		if spliceCPUBoost(documentRoot(d.node), t.container, inj) {
-			d.changed = true
-			objects = append(objects, boostObjects{t.name, inj.cpuBoostObjects})
+		if boost.Splice(yamlnode.DocumentRoot(d.Node), t.Container, inj.boost) {
+			d.Changed = true
+			objects = append(objects, boostObjects{t.Name, inj.boost.Objects})
 		}
-		fmt.Fprintf(log, prog+": StatefulSet %s: sidecar added (%s%s%s%s%s)\n", t.name, describePort(t.port, brokerURL),
-			describeController(controller), describeJavaOpts(javaOptsEnv, inj.brokerJavaOpts), describeBoost(inj), describeMatch(t, podLabels))
+		fmt.Fprintf(log, prog+": StatefulSet %s: sidecar added (%s%s%s%s%s)\n", t.Name, describePort(t.Port, brokerURL),
+			describeController(controller), describeJavaOpts(javaOptsEnv, inj.brokerJavaOpts), boost.Describe(inj.boost), find.DescribeMatch(t, podLabels))
 		if cpuNote != "" {
-			fmt.Fprintf(log, prog+": StatefulSet %s: %s\n", t.name, cpuNote)
+			fmt.Fprintf(log, prog+": StatefulSet %s: %s\n", t.Name, cpuNote)
 		}
-		gated, gateNote, err := gateBrokerProbes(documentRoot(d.node), t, r.values, by)
+		gated, gateNote, err := edit.GateBrokerProbes(yamlnode.DocumentRoot(d.Node), t, r.Values(), by)
 		if err != nil {
 			return nil, nil, inputErr(err)
 		}
-		d.changed = d.changed || gated
+		d.Changed = d.Changed || gated
 		if why != "" {
-			fmt.Fprintf(log, prog+": StatefulSet %s: brokerReadiness.decidedBy auto: %s (%s)\n", t.name, by, why)
+			fmt.Fprintf(log, prog+": StatefulSet %s: brokerReadiness.decidedBy auto: %s (%s)\n", t.Name, by, why)
 		}
 		if gateNote != "" {
-			fmt.Fprintf(log, prog+": StatefulSet %s: %s\n", t.name, gateNote)
+			fmt.Fprintf(log, prog+": StatefulSet %s: %s\n", t.Name, gateNote)
 		}
 	}
 	for _, o := range objects {
 		var err error
-		if docs, err = addObjects(docs, o.stream, o.statefulSet); err != nil {
-			return nil, nil, err
+		if docs, err = boost.AddObjects(docs, o.stream, o.statefulSet); err != nil {
+			return nil, nil, inputErr(err)
 		}
 	}
 	return docs, targets, nil
@@ -184,11 +161,11 @@ func describePort(port int, brokerURL string) string {
 // needsController: an enabled sidecar needs a controller URL unless the values name one, or
 // name the tables or queries to probe (DESIGN.md, WARMUP_CONTROLLER_URL).
 func needsController(values map[string]any) bool {
-	if on, _ := lookup(values, "warmup", "enabled").(bool); !on {
+	if on, _ := chartvalues.Lookup(values, "warmup", "enabled").(bool); !on {
 		return false
 	}
 	for _, k := range []string{"controllerUrl", "tables", "queries"} {
-		switch v := lookup(values, "warmup", k).(type) {
+		switch v := chartvalues.Lookup(values, "warmup", k).(type) {
 		case string:
 			if v != "" {
 				return false

@@ -4,6 +4,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/find"
 )
 
 const sidecar = "warmup-sidecar"
@@ -41,8 +43,8 @@ func TestFixturesGetOneSidecarPerBrokerWithTheirOwnPort(t *testing.T) {
 func TestOtherDocumentsAreByteIdentical(t *testing.T) {
 	for _, name := range []string{"default.yaml", "customized.yaml"} {
 		t.Run(name, func(t *testing.T) {
-			in := splitStream(fixture(t, name))
-			out := splitStream([]byte(mustInject(t, fixture(t, name))))
+			in := find.SplitStream(fixture(t, name))
+			out := find.SplitStream([]byte(mustInject(t, fixture(t, name))))
 			if len(in) != len(out) {
 				t.Fatalf("document count changed: %d -> %d", len(in), len(out))
 			}
@@ -52,8 +54,8 @@ func TestOtherDocumentsAreByteIdentical(t *testing.T) {
 					continue
 				}
 				changed++
-				if !strings.Contains(in[i].body, "kind: StatefulSet") || !strings.Contains(in[i].body, "name: pinot-broker\n") {
-					t.Errorf("document %d changed but is not the broker StatefulSet:\n%s", i+1, in[i].body)
+				if !strings.Contains(in[i].Body, "kind: StatefulSet") || !strings.Contains(in[i].Body, "name: pinot-broker\n") {
+					t.Errorf("document %d changed but is not the broker StatefulSet:\n%s", i+1, in[i].Body)
 				}
 			}
 			if changed != 1 {
@@ -269,42 +271,6 @@ func TestNoBrokerIsAnError(t *testing.T) {
 	out, stderr, code = runInject(t, in, "--values", writeValues(t, "enabled: false\n"))
 	if code != 0 || out != string(in) || !strings.Contains(stderr, "passed through unchanged") {
 		t.Errorf("enabled: false: exit %d, stderr %q, out changed: %v", code, stderr, out != string(in))
-	}
-}
-
-// The official chart's broker is found by what no value renames (its chart label and container
-// name); other charts' StatefulSets with a "broker" container, and the official chart's other
-// components, are not.
-func TestMatchBroker(t *testing.T) {
-	sts := func(chart, name string) statefulSet {
-		var s statefulSet
-		s.Spec.Template.Metadata.Labels = map[string]string{"app": "olap", "component": "query", chartLabel: chart}
-		s.Spec.Template.Spec.Containers = []container{{Name: name}}
-		return s
-	}
-	obj := object{APIVersion: "apps/v1", Kind: "StatefulSet"}
-	defaults := map[string]string{"app": "pinot", "component": "broker"}
-	for _, tc := range []struct {
-		name      string
-		obj       object
-		sts       statefulSet
-		labels    map[string]string
-		want      brokerMatch
-		container string
-	}{
-		{"official chart renamed", obj, sts("pinot-0.3.6-SNAPSHOT", "broker"), defaults, byOfficialChart, "broker"},
-		{"labels win", obj, sts("pinot-0.3.6-SNAPSHOT", "broker"), map[string]string{"app": "olap"}, byLabels, "pinot-broker"},
-		{"official server", obj, sts("pinot-0.3.6-SNAPSHOT", "server"), defaults, notBroker, ""},
-		{"another chart", obj, sts("pinot-broker-warmup-0.1.0", "broker"), defaults, notBroker, ""},
-		{"no chart label", obj, sts("", "broker"), defaults, notBroker, ""},
-		{"a Deployment", object{APIVersion: "apps/v1", Kind: "Deployment"}, sts("pinot-1.0.0", "broker"), defaults, notBroker, ""},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			m, c := matchBroker(tc.obj, tc.sts, tc.labels, "pinot-broker")
-			if m != tc.want || c != tc.container {
-				t.Errorf("matchBroker = %v, %q; want %v, %q", m, c, tc.want, tc.container)
-			}
-		})
 	}
 }
 

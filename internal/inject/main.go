@@ -3,6 +3,13 @@
 // The container comes from rendering the chart embedded in the binary (charts/pinot-broker-warmup)
 // with Helm's own library, so the post-renderer and the chart cannot drift apart. It runs on
 // the operator's machine, never in the pod: the sidecar binary does not link it.
+//
+// This package is the command (its flags, exit codes and log lines, the values route) and the
+// wiring of its rooms, each a package by job: internal/inject/find reads the stream and finds the
+// brokers in it, internal/inject/render renders the chart with Helm, internal/inject/edit makes
+// the sidecar's edits to the broker's pod and config, internal/inject/boost adds brokerCpuBoost,
+// and internal/inject/official says an injection in the official chart's values. They share the
+// node helpers (internal/inject/yamlnode) and the values lookup (internal/inject/chartvalues).
 package inject
 
 import (
@@ -11,6 +18,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/render"
 )
 
 // Exit codes: 0 ok, 1 bad manifest input, 2 bad usage or bad values.
@@ -58,7 +67,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return valuesMain(args[1:], stdin, stdout, stderr)
 	}
 	// No default: a post-renderer cannot ask the cluster, and a guessed version would pass the
-	// native-sidecar and boost checks on any cluster (renderer.checkKubeVersion).
+	// native-sidecar and boost checks on any cluster (checkKubeVersion).
 	c := newCommand(prog, usage, stderr, "the cluster's Kubernetes `VERSION` (required with nativeSidecar or brokerCpuBoost)")
 	if code, done := c.parse(args); done {
 		return code
@@ -115,8 +124,11 @@ func (c *command) exit(err error) int {
 }
 
 func run(values []string, kubeVersion string, stdin io.Reader, stdout, stderr io.Writer) error {
-	r, err := newRenderer(values, kubeVersion)
+	r, err := render.New(values, kubeVersion)
 	if err != nil {
+		return usageErr(err)
+	}
+	if err := checkKubeVersion(r, kubeVersion); err != nil {
 		return usageErr(err)
 	}
 	return inject(r, stdin, stdout, stderr)

@@ -13,6 +13,9 @@ import (
 	"helm.sh/helm/v3/pkg/chart/loader"
 	"helm.sh/helm/v3/pkg/chartutil"
 	"helm.sh/helm/v3/pkg/engine"
+
+	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/chartvalues"
+	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/find"
 )
 
 // The values route against the official chart itself: the chart's .tgz rendered with Helm's
@@ -32,7 +35,7 @@ func renderOfficial(t *testing.T, values ...map[string]any) []byte {
 	}
 	merged := map[string]any{}
 	for _, v := range values {
-		merged = mergeMaps(merged, v)
+		merged = chartvalues.Merge(merged, v)
 	}
 	caps := chartutil.DefaultCapabilities.Copy()
 	kv, _ := chartutil.ParseKubeVersion("v1.34.0")
@@ -96,13 +99,13 @@ func routeNormalized(t *testing.T, sts k8sObject) map[string]any {
 	pod, _ := sts.get("spec", "template", "spec").(map[string]any)
 	for _, c := range pod["containers"].([]any) {
 		c := c.(map[string]any)
-		if c["name"] != officialBrokerContainer {
+		if c["name"] != find.OfficialBrokerContainer {
 			continue
 		}
 		delete(c, "resizePolicy")
 		for _, e := range c["env"].([]any) {
 			e := e.(map[string]any)
-			if v, ok := e["value"].(string); ok && e["name"] == officialJavaOptsEnv {
+			if v, ok := e["value"].(string); ok && e["name"] == "JAVA_OPTS" {
 				opts := strings.Fields(v)
 				sort.Strings(opts)
 				e["value"] = strings.Join(opts, " ")
@@ -124,7 +127,7 @@ func routeNormalized(t *testing.T, sts k8sObject) map[string]any {
 func officialBrokers(objs []k8sObject) []k8sObject {
 	var out []k8sObject
 	for _, o := range objs {
-		if o.get("kind") == "StatefulSet" && containerNamed(o, "containers", officialBrokerContainer) != nil {
+		if o.get("kind") == "StatefulSet" && containerNamed(o, "containers", find.OfficialBrokerContainer) != nil {
 			out = append(out, o)
 		}
 	}
@@ -190,8 +193,8 @@ func TestValuesRouteRendersWhatInjectDoes(t *testing.T) {
 				gb, _ := yaml.Marshal(g)
 				t.Errorf("broker pod differs\npost-renderer:\n%s\nvalues route:\n%s", wb, gb)
 			}
-			if countNamed(got[0], sidecarContainer) != 1 || containerNamed(got[0], "initContainers", sidecarContainer) == nil {
-				t.Errorf("the values route's broker pod has no native sidecar %q", sidecarContainer)
+			if countNamed(got[0], find.SidecarContainer) != 1 || containerNamed(got[0], "initContainers", find.SidecarContainer) == nil {
+				t.Errorf("the values route's broker pod has no native sidecar %q", find.SidecarContainer)
 			}
 			// Everything but the broker StatefulSet and its config is the operator's rendering.
 			for _, o := range objects(t, string(plain)) {

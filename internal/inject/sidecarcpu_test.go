@@ -1,6 +1,10 @@
 package inject
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/find"
+)
 
 // A broker without a CPU request or limit (the official chart's default) gets a sidecar without a
 // CPU request: the pod weighs what the broker alone did. A broker with a CPU request or limit keeps
@@ -22,9 +26,9 @@ func TestSidecarCPURequestFollowsTheBroker(t *testing.T) {
 			"values route":  string(renderOfficial(t, yamlMap(t, tc.pinot), yamlMap(t, overlay))),
 		} {
 			sts := officialBrokers(objects(t, stream))[0]
-			c := containerNamed(sts, "containers", sidecarContainer)
+			c := containerNamed(sts, "containers", find.SidecarContainer)
 			if c == nil {
-				c = containerNamed(sts, "initContainers", sidecarContainer)
+				c = containerNamed(sts, "initContainers", find.SidecarContainer)
 			}
 			if got := k8sObject(c).get("resources", "requests", "cpu"); got != tc.want {
 				t.Errorf("%s, %s: the sidecar's CPU request %v, want %v", tc.name, route, got, tc.want)

@@ -9,6 +9,13 @@ import (
 	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/boost"
+	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/chartvalues"
+	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/find"
+	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/official"
+	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/render"
+	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/yamlnode"
 )
 
 const valuesUsage = `usage: warmup-inject values [--values FILE]... --kube-version VERSION [--companion FILE] < manifests > warmup-pinot-values.yaml
@@ -39,7 +46,7 @@ func valuesMain(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 }
 
 func runValues(files []string, kubeVersion, companionFile string, stdin io.Reader, stdout, stderr io.Writer) error {
-	user, err := readValues(files)
+	user, err := render.ReadValues(files)
 	if err != nil {
 		return usageErr(err)
 	}
@@ -49,12 +56,12 @@ func runValues(files []string, kubeVersion, companionFile string, stdin io.Reade
 	if kubeVersion == "" {
 		return usageErr(errors.New("--kube-version is required: the values route runs the sidecar as a native sidecar (Kubernetes >= 1.29), and nothing here can ask the cluster (kubectl version shows it)"))
 	}
-	r, err := newRendererWith(user, files, kubeVersion)
+	r, err := render.NewWith(user, files, kubeVersion)
 	if err != nil {
 		return usageErr(err)
 	}
-	if !r.enabled() {
-		return usageErr(fmt.Errorf("%s: enabled is false: there is nothing to add (leave the values route's file out of the release instead)", describeFiles(files)))
+	if !r.Enabled() {
+		return usageErr(fmt.Errorf("%s: enabled is false: there is nothing to add (leave the values route's file out of the release instead)", render.DescribeFiles(files)))
 	}
 	raw, err := io.ReadAll(stdin)
 	if err != nil {
@@ -77,15 +84,15 @@ func runValues(files []string, kubeVersion, companionFile string, stdin io.Reade
 // so the sidecar is a native sidecar; and no ServiceAccount value of the broker's own, so the
 // boost's Role is bound to the broker pods' ServiceAccount. Values saying otherwise are refused.
 func valuesRouteDefaults(user map[string]any, files []string) error {
-	if native, set := lookup(user, "nativeSidecar").(bool); set && !native {
-		return fmt.Errorf("%s: nativeSidecar is false: the values route adds the sidecar through broker.initContainers, as a native sidecar (remove nativeSidecar, or use the post-renderer)", describeFiles(files))
+	if native, set := chartvalues.Lookup(user, "nativeSidecar").(bool); set && !native {
+		return fmt.Errorf("%s: nativeSidecar is false: the values route adds the sidecar through broker.initContainers, as a native sidecar (remove nativeSidecar, or use the post-renderer)", render.DescribeFiles(files))
 	}
 	user["nativeSidecar"] = true
-	if create, set := lookup(user, "brokerCpuBoost", "serviceAccount", "create").(bool); set && create {
-		return fmt.Errorf("%s: brokerCpuBoost.serviceAccount.create is true: the official chart has no value to run the broker pods as a ServiceAccount of their own; the values route binds the boost's Role to theirs (set create: false, or use the post-renderer)", describeFiles(files))
+	if create, set := chartvalues.Lookup(user, "brokerCpuBoost", "serviceAccount", "create").(bool); set && create {
+		return fmt.Errorf("%s: brokerCpuBoost.serviceAccount.create is true: the official chart has no value to run the broker pods as a ServiceAccount of their own; the values route binds the boost's Role to theirs (set create: false, or use the post-renderer)", render.DescribeFiles(files))
 	}
-	if on, _ := lookup(user, "brokerCpuBoost", "enabled").(bool); on {
-		user["brokerCpuBoost"] = mergeMaps(asMap(user["brokerCpuBoost"]), map[string]any{"serviceAccount": map[string]any{"create": false}})
+	if on, _ := chartvalues.Lookup(user, "brokerCpuBoost", "enabled").(bool); on {
+		user["brokerCpuBoost"] = chartvalues.Merge(asMap(user["brokerCpuBoost"]), map[string]any{"serviceAccount": map[string]any{"create": false}})
 	}
 	return nil
 }
@@ -96,12 +103,12 @@ type routeOutput struct {
 }
 
 // valuesFor injects the manifests as the post-renderer would and says the result as values.
-func valuesFor(r *renderer, raw []byte, log io.Writer) (routeOutput, error) {
-	before, err := parseStream(raw)
+func valuesFor(r *render.Renderer, raw []byte, log io.Writer) (routeOutput, error) {
+	before, err := find.ParseStream(raw)
 	if err != nil {
 		return routeOutput{}, inputErr(err)
 	}
-	docs, err := parseStream(raw)
+	docs, err := find.ParseStream(raw)
 	if err != nil {
 		return routeOutput{}, inputErr(err)
 	}
@@ -112,21 +119,21 @@ func valuesFor(r *renderer, raw []byte, log io.Writer) (routeOutput, error) {
 	if len(targets) != 1 {
 		names := make([]string, len(targets))
 		for i, t := range targets {
-			names[i] = t.name
+			names[i] = t.Name
 		}
 		return routeOutput{}, inputErr(fmt.Errorf("%d broker StatefulSets (%s): the values route writes one release's broker values; render one release at a time", len(targets), strings.Join(names, ", ")))
 	}
 	t := targets[0]
-	edit := brokerEdit{name: t.name, container: t.container,
-		before: documentRoot(before[t.index].node), after: documentRoot(docs[t.index].node)}
-	edit.confBefore, edit.conf = brokerConf(before, t), brokerConf(docs, t)
-	values, err := officialValues(edit)
+	edit := official.Edit{Name: t.Name, Container: t.Container,
+		Before: yamlnode.DocumentRoot(before[t.Index].Node), After: yamlnode.DocumentRoot(docs[t.Index].Node)}
+	edit.ConfBefore, edit.Conf = brokerConf(before, t), brokerConf(docs, t)
+	values, err := official.Values(edit)
 	if err != nil {
 		return routeOutput{}, inputErr(err)
 	}
-	release := t.labels["release"]
-	fmt.Fprintf(log, "%s values: StatefulSet %s: %s\n", prog, t.name, describeOverlay(values))
-	overlay, err := encode(&yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{values}, HeadComment: overlayHeader(release, t.namespace)})
+	release := t.Labels["release"]
+	fmt.Fprintf(log, "%s values: StatefulSet %s: %s\n", prog, t.Name, describeOverlay(values))
+	overlay, err := find.Encode(&yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{values}, HeadComment: overlayHeader(release, t.Namespace)})
 	if err != nil {
 		return routeOutput{}, fmt.Errorf("writing the values: %w", err)
 	}
@@ -140,7 +147,7 @@ func valuesFor(r *renderer, raw []byte, log io.Writer) (routeOutput, error) {
 // describeOverlay names the broker values the overlay restates, and the operator's own init
 // containers it keeps (Helm replaces a list whole: they are in it).
 func describeOverlay(values *yaml.Node) string {
-	broker := mapValue(values, "broker")
+	broker := yamlnode.MapValue(values, "broker")
 	var keys []string
 	for i := 0; i+1 < len(broker.Content); i += 2 {
 		k := broker.Content[i].Value
@@ -153,8 +160,8 @@ func describeOverlay(values *yaml.Node) string {
 		keys = append(keys, k)
 	}
 	own := 0
-	for _, c := range items(mapValue(broker, "initContainers")) {
-		if nameOf(c) != sidecarContainer {
+	for _, c := range yamlnode.Items(yamlnode.MapValue(broker, "initContainers")) {
+		if yamlnode.NameOf(c) != find.SidecarContainer {
 			own++
 		}
 	}
@@ -163,10 +170,10 @@ func describeOverlay(values *yaml.Node) string {
 }
 
 // brokerConf is the text of a broker's pinot-broker.conf in docs ("" when not found).
-func brokerConf(docs []manifest, t brokerTarget) string {
+func brokerConf(docs []find.Manifest, t find.Broker) string {
 	for _, d := range docs {
-		if d.node != nil && d.obj.Kind == "ConfigMap" && d.obj.Metadata.Name == t.configMap.name && d.obj.Metadata.Namespace == t.namespace {
-			return scalar(at(documentRoot(d.node), "data", t.configMap.key))
+		if d.Node != nil && d.Obj.Kind == "ConfigMap" && d.Obj.Metadata.Name == t.ConfigMap.Name && d.Obj.Metadata.Namespace == t.Namespace {
+			return yamlnode.Scalar(yamlnode.At(yamlnode.DocumentRoot(d.Node), "data", t.ConfigMap.Key))
 		}
 	}
 	return ""
@@ -184,9 +191,9 @@ those, or Helm's later file wins over your change.`, release, namespace)
 // companionValues are the pinot-broker-warmup chart's values for its install beside the
 // release: the PodMonitor's and dashboard's as given, the broker pods' labels with the
 // release's, and brokerCpuBoost as the post-renderer would render it for this StatefulSet.
-func companionValues(r *renderer, t brokerTarget, release string) ([]byte, error) {
+func companionValues(r *render.Renderer, t find.Broker, release string) ([]byte, error) {
 	labels := map[string]any{}
-	for k, v := range stringMap(lookup(r.values, "brokerPodLabels")) {
+	for k, v := range stringMap(chartvalues.Lookup(r.Values(), "brokerPodLabels")) {
 		labels[k] = v
 	}
 	if release != "" {
@@ -194,28 +201,28 @@ func companionValues(r *renderer, t brokerTarget, release string) ([]byte, error
 	}
 	v := map[string]any{
 		"enabled":         true,
-		"besideRelease":   map[string]any{"name": release, "namespace": t.namespace, "brokerStatefulSet": t.name},
+		"besideRelease":   map[string]any{"name": release, "namespace": t.Namespace, "brokerStatefulSet": t.Name},
 		"brokerPodLabels": labels,
 	}
 	for _, k := range []string{"podMonitor", "dashboard"} {
-		if m, ok := r.user[k]; ok {
+		if m, ok := r.User()[k]; ok {
 			v[k] = m
 		}
 	}
-	if p := lookup(r.user, "warmup", "listenPort"); p != nil {
+	if p := chartvalues.Lookup(r.User(), "warmup", "listenPort"); p != nil {
 		v["warmup"] = map[string]any{"listenPort": p}
 	}
-	if cpuBoostOn(r.values) {
+	if boost.On(r.Values()) {
 		// The ServiceAccount is the pods' own here (nothing to carry over); injectAll told its note.
-		boost, _, err := planCPUBoost(r.values, t, nil)
+		plan, _, err := boost.Plan(r.Values(), t, nil)
 		if err != nil {
 			return nil, err
 		}
-		v["brokerCpuBoost"] = mergeMaps(asMap(r.user["brokerCpuBoost"]), boost)
-		v["brokerContainerName"] = t.container
+		v["brokerCpuBoost"] = chartvalues.Merge(asMap(r.User()["brokerCpuBoost"]), plan)
+		v["brokerContainerName"] = t.Container
 	}
 	var buf bytes.Buffer
-	fmt.Fprintf(&buf, "# Written by warmup-inject values: the pinot-broker-warmup chart's values for its install beside\n# the Pinot release %q, in the same namespace (%q).\n", release, t.namespace)
+	fmt.Fprintf(&buf, "# Written by warmup-inject values: the pinot-broker-warmup chart's values for its install beside\n# the Pinot release %q, in the same namespace (%q).\n", release, t.Namespace)
 	enc := yaml.NewEncoder(&buf)
 	enc.SetIndent(2)
 	if err := enc.Encode(v); err != nil {

@@ -216,7 +216,7 @@ CPU request where "BrokerResources" says the broker container has no CPU request
 kubelet weighs a pod's CPU by the sum of its containers' requests (none: the minimum, 2 shares), so
 the sidecar's own 50m would make a pod of a broker without a request some 25 times heavier than
 its neighbours (docs/design.md, "The sidecar's CPU request"); warmup-inject applies the same rule
-(internal/inject/sidecarcpu.go), and a test holds the two equal.
+(internal/inject/edit/sidecarcpu.go), and a test holds the two equal.
 */}}
 {{- define "pinot-broker-warmup.sidecarResources" -}}
 {{- $res := deepCopy (default dict .Values.resources) -}}

@@ -6,7 +6,7 @@ so that a failure must last as long as before: period x failureThreshold is kept
 initialDelaySeconds + period x failureThreshold, the time the broker has to turn healthy before the
 kubelet restarts it), rounded up. A livenessProbe is never passed here: shortening it would let the
 kubelet kill a cold broker that is slow to answer /health. warmup-inject applies the same rule to
-the official chart's broker container (internal/inject/readiness.go; a test holds them equal).
+the official chart's broker container (internal/inject/edit/readiness.go; a test holds them equal).
 decidedBy: auto (the default) is sidecar or chart by the broker's resources:
 pinot-broker-warmup.decidedBy.
 
@@ -31,7 +31,7 @@ brokerReadiness.decidedBy resolved for one broker (dict "Values" <this chart's v
 "BrokerResources" <the broker container's resources as configured, before any boost>): chart or
 sidecar as set; auto is sidecar when the broker has no CPU limit (resources.limits.cpu) or
 brokerCpuBoost is on, else chart. auto without "BrokerResources" fails: nothing else here knows the
-broker. warmup-inject resolves the same rule from the StatefulSet (internal/inject/decidedby.go; a
+broker. warmup-inject resolves the same rule from the StatefulSet (internal/inject/edit/decidedby.go; a
 test holds them equal) and renders this chart with the result.
 */}}
 {{- define "pinot-broker-warmup.decidedBy" -}}

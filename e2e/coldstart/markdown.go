@@ -261,12 +261,6 @@ func MaxLagMs(s *Study) float64 {
 // WriteMarkdown writes Markdown(s) to path.
 func WriteMarkdown(path string, s *Study) error { return writeFile(path, []byte(Markdown(s))) }
 
-// ReadmeSection is the benchmark section for s (in docs/benchmarks.md, once in the README): the
-// exact command, the machine, the table and the plot (plotPath relative to the file it goes in).
-func ReadmeSection(s *Study, command, plotPath string) string {
-	return "## Cold-start benchmark\n\n" + methodLines(s, command) + Markdown(s) + "\n" + PlotImage(plotPath)
-}
-
 // Method is how the study ran: the command it recorded, when, the machine and the arrival rate.
 func Method(s *Study) string { return methodLines(s, "") }
 

@@ -156,19 +156,3 @@ func TestStudyJSONRoundTrip(t *testing.T) {
 	}
 }
 
-func TestReadmeSection(t *testing.T) {
-	s := testStudy()
-	s.Command = "coldstart-bench study --restarts 5"
-	s.Machine = Machine{CPUs: 2, CPUModel: "Xeon", MemoryGB: 24, Go: "go1.26", LoadAvg: "0.10 0.20 0.30"}
-	md := ReadmeSection(s, "make bench", "results/coldstart/latest.png")
-	for _, want := range []string{
-		"Command: `make bench` (runs `coldstart-bench study --restarts 5`)",
-		"Machine: Xeon, 2 CPUs, 24 GiB, go1.26; load average at the start 0.10 0.20 0.30.",
-		"| figure | off (n=3) |",
-		"![latency and in-flight queries after Ready, median restart of each arm](results/coldstart/latest.png)",
-	} {
-		if !strings.Contains(md, want) {
-			t.Errorf("README section lacks %q:\n%s", want, md)
-		}
-	}
-}

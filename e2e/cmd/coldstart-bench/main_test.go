@@ -240,34 +240,3 @@ func TestJVMModeFlag(t *testing.T) {
 	}
 }
 
-// The section --readme prints goes into docs/benchmarks.md: its plot link must
-// resolve from there, not from where the tool ran (it printed the study's own
-// path, results/coldstart/latest.png, which docs/ does not hold).
-func TestReportReadmeLinksThePlotFromTheDoc(t *testing.T) {
-	root := t.TempDir()
-	study := filepath.Join(root, "results", "coldstart", "latest.json")
-	doc := filepath.Join(root, "docs", "benchmarks.md")
-	for _, dir := range []string{filepath.Dir(study), filepath.Dir(doc)} {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := os.WriteFile(study, []byte(`{"mix":"builtin"}`), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(filepath.Dir(study), "latest.png"), nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	var stdout, stderr bytes.Buffer
-	if code := run([]string{"report", "--study", study, "--readme", "--doc", doc}, &stdout, &stderr); code != exitOK {
-		t.Fatalf("exit %d; stderr:\n%s", code, stderr.String())
-	}
-	_, link, ok := strings.Cut(stdout.String(), "](")
-	link, _, _ = strings.Cut(link, ")")
-	if !ok || link != "../results/coldstart/latest.png" {
-		t.Fatalf("plot link %q, want ../results/coldstart/latest.png:\n%s", link, stdout.String())
-	}
-	if _, err := os.Stat(filepath.Join(filepath.Dir(doc), filepath.FromSlash(link))); err != nil {
-		t.Fatalf("the link does not resolve from %s: %v", doc, err)
-	}
-}

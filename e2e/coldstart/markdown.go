@@ -68,7 +68,7 @@ func fieldByKey(key string) Field {
 	panic("coldstart: no field " + key)
 }
 
-// Markdown renders the study as the table docs/benchmarks.md shows: one row per figure, one column
+// Markdown renders the study as the table its study page shows: one row per figure, one column
 // per arm, each cell "median / mean / [min – max]" over the arm's restarts; then the broker JVM's
 // figures, what makes the figures suspect and the arms against the targets.
 func Markdown(s *Study) string {

@@ -155,4 +155,3 @@ func TestStudyJSONRoundTrip(t *testing.T) {
 		t.Errorf("round trip lost figures: %+v", got)
 	}
 }
-

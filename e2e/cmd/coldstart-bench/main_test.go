@@ -239,4 +239,3 @@ func TestJVMModeFlag(t *testing.T) {
 		}
 	}
 }
-

@@ -1,7 +1,6 @@
 package rollout
 
 import (
-	"bytes"
 	"fmt"
 	"image/color"
 	"os"
@@ -9,8 +8,6 @@ import (
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgimg"
 )
 
 // compareColours: the first arm (the chart alone, as a rule) in brown, the second in the p99's purple;
@@ -63,7 +60,7 @@ func ComparePNG(s *Study, arms [2]string) ([]byte, error) {
 		hi = max(hi, p99[len(p99)-1].X+1)
 	}
 	lat.Legend.Top = true
-	grid := [][]*plot.Plot{{lat}}
+	plots := []*plot.Plot{lat}
 	for _, r := range rs {
 		st, err := statesPlot(r, r.RolloutStartSeconds, s.Brokers)
 		if err != nil {
@@ -71,26 +68,15 @@ func ComparePNG(s *Study, arms [2]string) ([]byte, error) {
 		}
 		st.Title.Text = r.Arm
 		st.X.Label.Text = ""
-		grid = append(grid, []*plot.Plot{st})
+		plots = append(plots, st)
 	}
-	grid[len(grid)-1][0].X.Label.Text = "seconds since the rollout began (helm upgrade)"
+	plots[len(plots)-1].X.Label.Text = "seconds since the rollout began (helm upgrade)"
 	lo := -max(rs[0].RolloutStartSeconds, rs[1].RolloutStartSeconds)
-	for _, row := range grid {
-		row[0].X.Min, row[0].X.Max = lo, hi
-		row[0].X.Tick.Marker = secondTicks{}
+	for _, p := range plots {
+		p.X.Min, p.X.Max = lo, hi
+		p.X.Tick.Marker = secondTicks{}
 	}
-	img := vgimg.New(10*vg.Inch, 7*vg.Inch)
-	tiles := draw.Tiles{Rows: len(grid), Cols: 1, PadY: 0.15 * vg.Inch, PadTop: 0.1 * vg.Inch, PadBottom: 0.1 * vg.Inch,
-		PadLeft: 0.1 * vg.Inch, PadRight: 0.2 * vg.Inch}
-	canvases := plot.Align(grid, tiles, draw.New(img))
-	for i := range grid {
-		grid[i][0].Draw(canvases[i][0])
-	}
-	var buf bytes.Buffer
-	if _, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(&buf); err != nil {
-		return nil, fmt.Errorf("compare: encoding PNG: %w", err)
-	}
-	return buf.Bytes(), nil
+	return columnPNG(plots, 7*vg.Inch)
 }
 
 // WriteCompare writes ComparePNG to path.

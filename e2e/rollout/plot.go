@@ -56,9 +56,17 @@ func TimelinePNG(r *Result, s *Study) ([]byte, error) {
 		p.X.Tick.Marker = secondTicks{}
 	}
 	top.X.Label.Text, mid.X.Label.Text = "", ""
-	grid := [][]*plot.Plot{{top}, {mid}, {bottom}}
-	img := vgimg.New(10*vg.Inch, 8*vg.Inch)
-	tiles := draw.Tiles{Rows: 3, Cols: 1, PadY: 0.15 * vg.Inch, PadTop: 0.1 * vg.Inch, PadBottom: 0.1 * vg.Inch,
+	return columnPNG([]*plot.Plot{top, mid, bottom}, 8*vg.Inch)
+}
+
+// columnPNG draws plots one above the other, aligned, on a picture 10 inches wide and height high.
+func columnPNG(plots []*plot.Plot, height vg.Length) ([]byte, error) {
+	grid := make([][]*plot.Plot, len(plots))
+	for i, p := range plots {
+		grid[i] = []*plot.Plot{p}
+	}
+	img := vgimg.New(10*vg.Inch, height)
+	tiles := draw.Tiles{Rows: len(grid), Cols: 1, PadY: 0.15 * vg.Inch, PadTop: 0.1 * vg.Inch, PadBottom: 0.1 * vg.Inch,
 		PadLeft: 0.1 * vg.Inch, PadRight: 0.2 * vg.Inch}
 	canvases := plot.Align(grid, tiles, draw.New(img))
 	for i := range grid {

@@ -2,6 +2,7 @@ package inject
 
 import (
 	"bytes"
+	"github.com/warmup-sidecar/warmup-sidecar/internal/inject/chartvalues"
 	"os"
 	"path/filepath"
 	"testing"
@@ -71,17 +72,7 @@ func objects(t *testing.T, stream string) []k8sObject {
 	return objs
 }
 
-func (o k8sObject) get(keys ...string) any {
-	var cur any = map[string]any(o)
-	for _, k := range keys {
-		m, ok := cur.(map[string]any)
-		if !ok {
-			return nil
-		}
-		cur = m[k]
-	}
-	return cur
-}
+func (o k8sObject) get(keys ...string) any { return chartvalues.Lookup(o, keys...) }
 
 func (o k8sObject) id() string {
 	name, _ := o.get("metadata", "name").(string)

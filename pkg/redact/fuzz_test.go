@@ -57,6 +57,13 @@ func FuzzMaskRuns(f *testing.F) {
 			}
 			return r
 		}, pad1+pad2)
+		// An escape in the pads may still spell one of its characters (&#0; is NUL): such text is
+		// the credential written escaped, not innocent.
+		if strings.ContainsFunc(read(innocent, true).norm, func(r rune) bool {
+			return strings.ContainsRune(cred, r) || strings.ContainsRune(decoded, r)
+		}) {
+			return
+		}
 		if got := m.Mask(innocent); got != innocent {
 			t.Fatalf("credential %q: Mask(%q) = %q, want it unchanged", cred, innocent, got)
 		}

@@ -77,6 +77,9 @@ func (m *Masker) Mask(s string) string {
 	spans := m.find(read(s, false), nil)
 	if hasEscape(s) {
 		spans = m.find(read(s, true), spans)
+		if strings.Contains(s, `\`) {
+			spans = m.find(readLineEscaped(s), spans)
+		}
 	}
 	return replace(s, spans)
 }

@@ -71,3 +71,16 @@ func TestPlainBesideEscape(t *testing.T) {
 		t.Errorf("Mask kept the credential: %q", got)
 	}
 }
+
+// TestLineEscapesInPlainText: a page that escapes its line breaks and nothing else (as many log
+// formatters do) wraps a value holding a backslash right after it: neither a plain read
+// ("\\n" kept) nor a decoding one ("\\" read as one backslash) sees the value; a plain read that
+// takes "\n" for white space does.
+func TestLineEscapesInPlainText(t *testing.T) {
+	m := New(Secret{Text: `Qzj00\00`, Mark: "?"})
+	for _, in := range []string{`IN ('Qzj00\` + `\n` + `00')`, `IN ('Qzj00\` + `\r\n  ` + `00')`, `IN ('Qzj` + `\t` + `00\00')`} {
+		if got := m.Mask(in); got != "IN ('?')" {
+			t.Errorf("Mask(%q) = %q, want IN ('?')", in, got)
+		}
+	}
+}

@@ -16,8 +16,11 @@ import (
 type view struct {
 	s      string
 	decode bool
-	norm   string // the characters read
-	marks  []mark // every markEvery-th character: where it is in norm and in s
+	// lineEscapes: a plain read that still takes an escaped \n, \r or \t for white space, as a
+	// page that escapes its line breaks and nothing else writes them (many log formatters do).
+	lineEscapes bool
+	norm        string // the characters read
+	marks       []mark // every markEvery-th character: where it is in norm and in s
 }
 
 // mark is where one character starts in the view's norm and in its text
@@ -32,8 +35,13 @@ const markEvery = 32
 // A text is read both ways when it may hold an escape: a page may write a
 // secret plainly beside something that only looks like an escape ("%41…"),
 // which a decoding read would take for another character.
-func read(s string, decode bool) view {
-	v := view{s: s, decode: decode}
+func read(s string, decode bool) view { return readView(view{s: s, decode: decode}) }
+
+// readLineEscaped reads s plainly but for its escaped white space (see view.lineEscapes).
+func readLineEscaped(s string) view { return readView(view{s: s, lineEscapes: true}) }
+
+func readView(v view) view {
+	s := v.s
 	var norm strings.Builder
 	norm.Grow(len(s))
 	for i, n := 0, 0; ; n++ {
@@ -57,7 +65,7 @@ func read(s string, decode bool) view {
 func (v *view) step(i int) (c rune, start, next int) {
 	s := v.s
 	for i < len(s) {
-		if v.decode && escapedSpace(s, i) {
+		if (v.decode || v.lineEscapes) && escapedSpace(s, i) {
 			i += 2
 			continue
 		}

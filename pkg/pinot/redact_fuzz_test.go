@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 	"unicode"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/warmup-sidecar/warmup-sidecar/pkg/sqltext"
@@ -206,8 +207,8 @@ func encodeEcho(s string, enc uint8, at int) string {
 			}
 		}
 	case 2:
-		for _, r := range s {
-			fmt.Fprintf(&b, `\u%04x`, r)
+		for _, u := range utf16.Encode([]rune(s)) { // beyond U+FFFF: a surrogate pair, as JSON writes it
+			fmt.Fprintf(&b, `\u%04x`, u)
 		}
 	case 3:
 		for i, r := range s {

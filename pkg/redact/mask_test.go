@@ -84,3 +84,12 @@ func TestLineEscapesInPlainText(t *testing.T) {
 		}
 	}
 }
+
+// TestSurrogatePairs: a JSON encoder that escapes every non-ASCII character writes one beyond
+// U+FFFF as a UTF-16 surrogate pair; the value is found through it.
+func TestSurrogatePairs(t *testing.T) {
+	m := New(Secret{Text: "Qzj\U0001F600x", Mark: "?"})
+	if got := m.Mask(`"\u0051\u007a\u006a\ud83d\ude00\u0078"`); got != `"?"` {
+		t.Errorf("Mask = %q, want %q", got, `"?"`)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -126,6 +127,15 @@ func charAt(s string, i int) (c rune, next int) {
 		}
 		if len(s)-i >= 6 && (s[i+1] == 'u' || s[i+1] == 'U') {
 			if v, err := strconv.ParseUint(s[i+2:i+6], 16, 32); err == nil {
+				// A character beyond U+FFFF is written as a UTF-16 surrogate pair (\ud83d\ude00), as
+				// JSON encoders that escape every non-ASCII character write it.
+				if utf16.IsSurrogate(rune(v)) && len(s)-i >= 12 && s[i+6] == '\\' && (s[i+7] == 'u' || s[i+7] == 'U') {
+					if w, err := strconv.ParseUint(s[i+8:i+12], 16, 32); err == nil {
+						if r := utf16.DecodeRune(rune(v), rune(w)); r != utf8.RuneError {
+							return r, i + 12
+						}
+					}
+				}
 				return rune(v), i + 6
 			}
 		}

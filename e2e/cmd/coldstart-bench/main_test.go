@@ -239,3 +239,17 @@ func TestJVMModeFlag(t *testing.T) {
 		}
 	}
 }
+
+// --picture names two arms and needs --report: anything else is exit 2 before the study is read.
+func TestRolloutPictureArguments(t *testing.T) {
+	for _, args := range [][]string{
+		{"rollout", "--report", "no-such-study.json", "--picture", "off"},
+		{"rollout", "--report", "no-such-study.json", "--picture", "off,on_default,on_fast"},
+		{"rollout", "--picture", "off,on_default"},
+	} {
+		var stdout, stderr bytes.Buffer
+		if code := run(args, &stdout, &stderr); code != exitBadArgs || !strings.Contains(stderr.String(), "--picture") {
+			t.Errorf("%v: exit %d, stderr %q: want %d naming --picture", args, code, stderr.String(), exitBadArgs)
+		}
+	}
+}

@@ -81,10 +81,20 @@ func rolloutCmd(ctx context.Context, args []string, stdout, stderr io.Writer, lo
 		if *remeasure {
 			rawDir = *workDir
 		}
-		if code := rolloutReport(*report, rawDir, stdout, stderr); code != exitOK || *picture == "" {
+		var arms [2]string
+		if *picture != "" {
+			a, b, ok := strings.Cut(*picture, ",")
+			if !ok || a == "" || b == "" || strings.Contains(b, ",") {
+				fmt.Fprintf(stderr, "rollout: --picture %q: expected two arms, e.g. off,on_default\n", *picture)
+				return exitBadArgs
+			}
+			arms = [2]string{a, b}
+		}
+		s, code := rolloutReport(*report, rawDir, stdout, stderr)
+		if code != exitOK || *picture == "" {
 			return code
 		}
-		return rolloutPicture(*report, *picture, stdout, stderr)
+		return rolloutPicture(*report, s, arms, stdout, stderr)
 	}
 	if *picture != "" {
 		fmt.Fprintln(stderr, "rollout: --picture needs --report (the study's JSON)")
@@ -167,20 +177,10 @@ func (l *stringList) Set(v string) error {
 	return nil
 }
 
-// rolloutPicture draws the two arms named in arms ("a,b") of the study at path on one picture beside it.
-func rolloutPicture(path, arms string, stdout, stderr io.Writer) int {
-	a, b, ok := strings.Cut(arms, ",")
-	if !ok || a == "" || b == "" || strings.Contains(b, ",") {
-		fmt.Fprintf(stderr, "rollout: --picture %q: expected two arms, e.g. off,on_default\n", arms)
-		return exitBadArgs
-	}
-	s, err := rollout.ReadStudy(path)
-	if err != nil {
-		fmt.Fprintln(stderr, "rollout:", err)
-		return exitFailed
-	}
-	out := strings.TrimSuffix(path, ".json") + "-" + a + "-vs-" + b + ".png"
-	if err := rollout.WriteCompare(out, s, [2]string{a, b}); err != nil {
+// rolloutPicture draws the study's two arms on one picture beside its JSON at path.
+func rolloutPicture(path string, s *rollout.Study, arms [2]string, stdout, stderr io.Writer) int {
+	out := strings.TrimSuffix(path, ".json") + "-" + arms[0] + "-vs-" + arms[1] + ".png"
+	if err := rollout.WriteCompare(out, s, arms); err != nil {
 		fmt.Fprintln(stderr, "rollout:", err)
 		return exitBadArgs
 	}
@@ -188,26 +188,26 @@ func rolloutPicture(path, arms string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-// rolloutReport re-renders a rollout study's markdown and timelines from its JSON, after
+// rolloutReport re-renders a rollout study's markdown and timelines from its JSON (and returns it), after
 // recomputing its later figures from the raw traces in rawDir when it is set.
-func rolloutReport(path, rawDir string, stdout, stderr io.Writer) int {
+func rolloutReport(path, rawDir string, stdout, stderr io.Writer) (*rollout.Study, int) {
 	s, err := rollout.ReadStudy(path)
 	if err != nil {
 		fmt.Fprintln(stderr, "rollout:", err)
-		return exitFailed
+		return nil, exitFailed
 	}
 	if rawDir != "" {
 		if err := rollout.Remeasure(s, rawDir); err != nil {
 			fmt.Fprintln(stderr, "rollout:", err)
-			return exitFailed
+			return nil, exitFailed
 		}
 	}
 	dir, name := filepath.Split(path)
 	o, err := rollout.WriteResults(filepath.Clean(dir), strings.TrimSuffix(name, ".json"), s)
 	if err != nil {
 		fmt.Fprintln(stderr, "rollout:", err)
-		return exitFailed
+		return nil, exitFailed
 	}
 	fmt.Fprintf(stdout, "%s\nWrote %s and %d timelines.\n", rollout.Table(s), o.Markdown, len(o.PNGs))
-	return exitOK
+	return s, exitOK
 }

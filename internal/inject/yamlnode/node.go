@@ -28,20 +28,26 @@ func At(n *yaml.Node, keys ...string) *yaml.Node {
 // SequenceAt returns the block sequence under key, creating it (or replacing an empty or null
 // value such as the official chart's "initContainers: []") when needed.
 func SequenceAt(m *yaml.Node, key string) *yaml.Node {
+	return blockAt(m, key, yaml.SequenceNode, "!!seq")
+}
+
+// blockAt returns the block collection of kind under key, creating it, or turning an empty flow
+// one ("[]", "{}") into block style so what is added goes on lines of its own.
+func blockAt(m *yaml.Node, key string, kind yaml.Kind, tag string) *yaml.Node {
 	v := MapValue(m, key)
-	if v != nil && v.Kind == yaml.SequenceNode {
+	if v != nil && v.Kind == kind {
 		if len(v.Content) == 0 {
-			v.Style = 0 // a flow "[]" would otherwise put the added container on one line
+			v.Style = 0
 		}
 		return v
 	}
-	seq := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"}
+	n := &yaml.Node{Kind: kind, Tag: tag}
 	if v != nil {
-		*v = *seq
+		*v = *n
 		return v
 	}
-	m.Content = append(m.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: key}, seq)
-	return seq
+	m.Content = append(m.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: key}, n)
+	return n
 }
 
 // NameOf is the "name" field of a list entry (containers, volumes, ports).
@@ -92,20 +98,7 @@ func NamedEntry(seq *yaml.Node, name string) *yaml.Node {
 // MappingAt returns the block mapping under key, creating it (or replacing a null or empty flow
 // value such as the official chart's "securityContext: {}") when needed.
 func MappingAt(m *yaml.Node, key string) *yaml.Node {
-	v := MapValue(m, key)
-	if v != nil && v.Kind == yaml.MappingNode {
-		if len(v.Content) == 0 {
-			v.Style = 0
-		}
-		return v
-	}
-	n := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
-	if v != nil {
-		*v = *n
-		return v
-	}
-	m.Content = append(m.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: key}, n)
-	return n
+	return blockAt(m, key, yaml.MappingNode, "!!map")
 }
 
 // SetScalar sets key to a string value in a mapping, in place when the key is there.

@@ -138,16 +138,18 @@ func (b *bed) platform(ctx context.Context) (*Platform, error) {
 	}
 	cpu, mem := n.Status.Capacity[corev1.ResourceCPU], n.Status.Capacity[corev1.ResourceMemory]
 	p.Node = Node{Name: n.Name, CPU: cpu.String(), Memory: mem.String()}
-	_, _, err = b.describe(ctx, p)
+	_, _, err = b.describe(ctx, p, true)
 	return p, err
 }
 
 // describe records the broker StatefulSet's pod template as the API server has it now: the
 // containers' CPU, the probes, the pacing settings. The broker's CPU, readiness probe and JAVA_OPTS
 // are kept from the first read, the install's (the off arm's: the chart's values); the sidecar's
-// from the first ON arm's. It returns the broker's and the sidecar's readiness probes as they are
-// now (the arm's; sidecar nil: none).
-func (b *bed) describe(ctx context.Context, p *Platform) (broker ProbeJSON, sidecar *ProbeJSON, err error) {
+// from the first ON arm's on the study's own broker CPU (fleetCPU: an arm with its own, such as
+// on_boost_300m, gives its sidecar the request that follows its broker's, not the study's). It
+// returns the broker's and the sidecar's readiness probes as they are now (the arm's; sidecar nil:
+// none).
+func (b *bed) describe(ctx context.Context, p *Platform, fleetCPU bool) (broker ProbeJSON, sidecar *ProbeJSON, err error) {
 	sts, err := b.Admin.AppsV1().StatefulSets(namespace).Get(ctx, brokerSTS, metav1.GetOptions{})
 	if err != nil {
 		return ProbeJSON{}, nil, fmt.Errorf("the broker StatefulSet: %w", err)
@@ -176,7 +178,10 @@ func (b *bed) describe(ctx context.Context, p *Platform) (broker ProbeJSON, side
 			}
 		case sidecarCtr:
 			r, pr := resourcesOf(c), probeJSON(c.ReadinessProbe)
-			p.Sidecar, sidecar = &r, &pr
+			sidecar = &pr
+			if fleetCPU && p.Sidecar == nil {
+				p.Sidecar = &r
+			}
 			if s.SidecarProbe == nil {
 				s.SidecarProbe = &pr
 			}

@@ -19,8 +19,8 @@ import (
 const defaultDrain = 5 * time.Second
 
 // serve runs the long-lived sidecar until SIGTERM/SIGINT: then /readyz says 503
-// (phase stopping) for the drain, the HTTP server shuts down gracefully and it
-// exits 0. A server that cannot start or fails exits 3.
+// (phase stopping) for the drain if it answered 200 until then, the HTTP server
+// shuts down gracefully and it exits 0. A server that cannot start or fails exits 3.
 func serve(ctx context.Context, args []string, stderr io.Writer) int {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -72,11 +72,21 @@ func serve(ctx context.Context, args []string, stderr io.Writer) int {
 	g.Go(func() error {
 		select {
 		case <-ctx.Done():
+			// A drain tells a kubelet that still reads 200 on /readyz "stopping" before the
+			// listener closes. Where /readyz already answers 503 (the gate shut, or the broker
+			// gone: a native sidecar is stopped only after its broker has exited) there is
+			// nothing to tell, and a drain would only hold the pod's termination, and with it
+			// every rolling update, by the drain per pod.
+			ready, why := sc.handlers().Ready(gctx)
 			// Readiness goes first, for good: the kubelet reads 503 while the pod drains.
 			sc.gate.Stop("stopping")
 			stopSup()
-			log.Info("stopping: /readyz answers 503 until the listener closes", "drain", drain.String())
-			backoff.Sleep(gctx, *drain)
+			if ready {
+				log.Info("stopping: /readyz answers 503 until the listener closes", "drain", drain.String())
+				backoff.Sleep(gctx, *drain)
+			} else {
+				log.Info("stopping: /readyz already answered 503, no drain", "why", why)
+			}
 		case <-gctx.Done(): // the server failed
 		}
 		stopSup()

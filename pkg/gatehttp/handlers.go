@@ -1,6 +1,7 @@
 package gatehttp
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"time"
@@ -34,22 +35,22 @@ func (h *Handlers) Mux() *http.ServeMux {
 	return mux
 }
 
-// ready is the /readyz decision: gate open AND broker healthy.
-func (h *Handlers) ready(r *http.Request) (bool, string) {
+// Ready is the /readyz decision: gate open AND broker healthy.
+func (h *Handlers) Ready(ctx context.Context) (bool, string) {
 	if h.Gate.Phase() == PhaseStopping {
 		return false, "stopping"
 	}
 	if !h.Gate.IsOpen() {
 		return false, string(h.Gate.Phase()) + ": " + h.Gate.Reason()
 	}
-	if ok, why := h.Health.Get(r.Context()); !ok {
+	if ok, why := h.Health.Get(ctx); !ok {
 		return false, why
 	}
 	return true, "ok"
 }
 
 func (h *Handlers) readyz(w http.ResponseWriter, r *http.Request) {
-	ok, why := h.ready(r)
+	ok, why := h.Ready(r.Context())
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	if !ok {
 		w.WriteHeader(http.StatusServiceUnavailable)
@@ -64,7 +65,7 @@ func livez(w http.ResponseWriter, _ *http.Request) {
 }
 
 func (h *Handlers) status(w http.ResponseWriter, r *http.Request) {
-	ready, _ := h.ready(r)
+	ready, _ := h.Ready(r.Context())
 	s := h.Status(ready)
 	w.Header().Set("Content-Type", "application/json")
 	enc := json.NewEncoder(w)

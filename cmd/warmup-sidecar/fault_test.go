@@ -412,29 +412,34 @@ func TestBinarySIGTERMWhenReadyDrains(t *testing.T) {
 	s := startSidecar(t, "WARMUP_BROKER_URL="+f.srv.URL, "WARMUP_CONTROLLER_URL="+f.srv.URL, "WARMUP_BUDGET=1s",
 		"WARMUP_MIN_ITERATIONS=20", "WARMUP_CONCURRENCY=2")
 	s.waitFor(t, 5*time.Second, "/readyz 200", func() bool { code, _ := httpGet(s.url("/readyz")); return code == 200 })
+	answers, closedAfter, _ := s.terminate(t, testDrain+5*time.Second)
+	if closedAfter < testDrain-100*time.Millisecond || !slices.Equal(answers, []string{"stopping"}) {
+		t.Errorf("listener closed %s after SIGTERM with /readyz answers %q; want 503 stopping for the drain (%s)",
+			closedAfter, answers, testDrain)
+	}
+}
+
+// terminate sends SIGTERM and reads /readyz until the listener closes (or within), then
+// insists on exit 0 within that bound: the distinct 503 answers meanwhile, when the listener
+// closed and when the process exited, after the signal. A 200 after the first 503 fails the
+// test; one before it is the signal not yet handled.
+func (s *sidecarProc) terminate(t *testing.T, within time.Duration) (answers []string, closedAfter, took time.Duration) {
+	t.Helper()
 	sent := time.Now()
 	if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
-	var answers []string
-	var closedAfter time.Duration
-	for time.Since(sent) < testDrain+5*time.Second {
+	for time.Since(sent) < within {
 		code, body := httpGet(s.url("/readyz"))
 		if code == 0 {
 			closedAfter = time.Since(sent)
 			break
 		}
-		if code == 200 {
-			// The signal is handled a moment after it is sent: a 200 before the first
-			// 503 is the process not yet told; after it, a defect.
-			if len(answers) > 0 {
-				t.Fatalf("/readyz 200 after it answered %q", answers)
-			}
-			time.Sleep(2 * time.Millisecond)
-			continue
+		if code == 200 && len(answers) > 0 {
+			t.Fatalf("/readyz 200 after it answered %q", answers)
 		}
-		if len(answers) == 0 || answers[len(answers)-1] != strings.TrimSpace(body) {
-			answers = append(answers, strings.TrimSpace(body))
+		if body = strings.TrimSpace(body); code != 200 && (len(answers) == 0 || answers[len(answers)-1] != body) {
+			answers = append(answers, body)
 		}
 		time.Sleep(2 * time.Millisecond)
 	}
@@ -444,14 +449,13 @@ func TestBinarySIGTERMWhenReadyDrains(t *testing.T) {
 		if err != nil {
 			t.Fatalf("exit after SIGTERM: %v; logs:\n%s", err, tailStr(s.logs.String(), 3000))
 		}
-	case <-time.After(testDrain + 5*time.Second):
-		t.Fatalf("still running after SIGTERM; logs:\n%s", tailStr(s.logs.String(), 3000))
+	case <-time.After(within):
+		t.Fatalf("still running %s after SIGTERM; logs:\n%s", within, tailStr(s.logs.String(), 3000))
 	}
-	t.Logf("listener closed %s after SIGTERM; /readyz answers meanwhile: %q", closedAfter.Round(time.Millisecond), answers)
-	if closedAfter < testDrain-100*time.Millisecond || !slices.Equal(answers, []string{"stopping"}) {
-		t.Errorf("listener closed %s after SIGTERM with /readyz answers %q; want 503 stopping for the drain (%s)",
-			closedAfter, answers, testDrain)
-	}
+	took = time.Since(sent)
+	t.Logf("exit 0 %s after SIGTERM, listener closed after %s; /readyz answers meanwhile: %q",
+		took.Round(time.Millisecond), closedAfter.Round(time.Millisecond), answers)
+	return answers, closedAfter, took
 }
 
 // TestBinarySIGTERMMidWarmup: SIGTERM while probes hang in the broker (or while
@@ -515,41 +519,7 @@ func TestBinarySIGTERMMidWarmup(t *testing.T) {
 			if code, body := httpGet(s.url("/readyz")); code != 503 {
 				t.Fatalf("/readyz before SIGTERM: %d %q", code, body)
 			}
-			sent := time.Now()
-			if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil {
-				t.Fatal(err)
-			}
-			var answers []string
-			var closedAfter time.Duration
-			for {
-				code, body := httpGet(s.url("/readyz"))
-				if code == 0 {
-					closedAfter = time.Since(sent)
-					break // listener closed
-				}
-				if code == 200 {
-					t.Fatalf("/readyz 200 after SIGTERM")
-				}
-				if len(answers) == 0 || answers[len(answers)-1] != strings.TrimSpace(body) {
-					answers = append(answers, strings.TrimSpace(body))
-				}
-				if time.Since(sent) > 5*time.Second {
-					break
-				}
-				time.Sleep(2 * time.Millisecond)
-			}
-			select {
-			case err := <-s.exited:
-				s.exited <- err
-				if err != nil {
-					t.Fatalf("exit after SIGTERM: %v; logs:\n%s", err, tailStr(s.logs.String(), 3000))
-				}
-			case <-time.After(5 * time.Second):
-				t.Fatalf("still running 5s after SIGTERM; logs:\n%s", tailStr(s.logs.String(), 3000))
-			}
-			took := time.Since(sent)
-			t.Logf("exit 0 %s after SIGTERM, listener closed after %s; /readyz answers meanwhile: %q",
-				took.Round(time.Millisecond), closedAfter.Round(time.Millisecond), answers)
+			answers, closedAfter, took := s.terminate(t, 5*time.Second)
 			if took > 3*time.Second {
 				t.Errorf("took %s to exit after SIGTERM, want ≤ 3s", took)
 			}

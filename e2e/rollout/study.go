@@ -579,10 +579,7 @@ func (e *env) event(ctx context.Context, arm, kind string, rate float64) error {
 	var brokerProbe ProbeJSON
 	var sidecarProbe *ProbeJSON
 	if err == nil {
-		var spec armSpec
-		if spec, err = specOf(arm); err == nil {
-			brokerProbe, sidecarProbe, err = e.bed.describe(ctx, e.study.Platform, spec.ownCPU == "")
-		}
+		brokerProbe, sidecarProbe, err = e.bed.describe(ctx, e.study.Platform, spec.ownCPU == "")
 	}
 	tail := cfg.Tail
 	if unfinished != nil {

@@ -56,13 +56,20 @@ log4j.logger.kafka.server.KafkaServer=INFO
 log4j.logger.kafka.server.BrokerServer=INFO
 `
 
-// kafkaClusterID is a random KRaft cluster id: 16 bytes, URL-safe base64 without padding.
-func kafkaClusterID() (string, error) {
-	var b [16]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		return "", fmt.Errorf("kafka cluster id: %w", err)
+// kafkaClusterID is a random KRaft cluster id: 16 bytes from r, URL-safe base64 without padding.
+// One that begins with '-' is drawn again: the storage tool's argument parser reads it as an
+// option and fails ("--cluster-id: expected one argument"), one draw in 64; Kafka's own
+// random-uuid refuses those ids for the same reason.
+func kafkaClusterID(r io.Reader) (string, error) {
+	for {
+		var b [16]byte
+		if _, err := io.ReadFull(r, b[:]); err != nil {
+			return "", fmt.Errorf("kafka cluster id: %w", err)
+		}
+		if id := base64.RawURLEncoding.EncodeToString(b[:]); !strings.HasPrefix(id, "-") {
+			return id, nil
+		}
 	}
-	return base64.RawURLEncoding.EncodeToString(b[:]), nil
 }
 
 func (c *Cluster) kafkaJava(heap string, main string, args ...string) []string {
@@ -93,7 +100,7 @@ func (c *Cluster) startKafka(ctx context.Context) error {
 	if err := os.WriteFile(filepath.Join(dir, "log4j.properties"), []byte(kafkaLog4j), 0o644); err != nil {
 		return fmt.Errorf("start kafka: %w", err)
 	}
-	id, err := kafkaClusterID()
+	id, err := kafkaClusterID(rand.Reader)
 	if err != nil {
 		return err
 	}
